@@ -1,0 +1,377 @@
+-- bloomsketch 1.0: Bloom filters as a SQL type (doc/reference.md).
+\echo Use "CREATE EXTENSION bloomsketch" to load this file. \quit
+
+-- ---------------------------------------------------------------------------
+-- type bloom
+-- ---------------------------------------------------------------------------
+CREATE TYPE bloom;
+
+CREATE FUNCTION bloom_in(cstring) RETURNS bloom
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION bloom_out(bloom) RETURNS cstring
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION bloom_recv(internal) RETURNS bloom
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION bloom_send(bloom) RETURNS bytea
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+-- STORAGE external: a filter's bits are random, so compressing them is wasted work.
+CREATE TYPE bloom (
+  INPUT = bloom_in, OUTPUT = bloom_out, RECEIVE = bloom_recv, SEND = bloom_send,
+  INTERNALLENGTH = VARIABLE, ALIGNMENT = int4, STORAGE = external
+);
+COMMENT ON TYPE bloom IS 'Bloom filter: a set of keys with no false negatives and a bounded false-positive rate';
+COMMENT ON FUNCTION bloom_in(cstring) IS 'text input of bloom ("\x" and hexadecimal format bytes), validated';
+COMMENT ON FUNCTION bloom_out(bloom) IS 'text output of bloom ("\x" and hexadecimal format bytes)';
+COMMENT ON FUNCTION bloom_recv(internal) IS 'binary input of bloom (the format bytes), validated';
+COMMENT ON FUNCTION bloom_send(bloom) IS 'binary output of bloom (the format bytes)';
+
+CREATE FUNCTION bloom_from_bytea(bytea) RETURNS bloom
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_from_bytea(bytea) IS 'validates format bytes and returns them as a bloom (the bytea to bloom cast)';
+CREATE CAST (bloom AS bytea) WITHOUT FUNCTION;
+COMMENT ON CAST (bloom AS bytea) IS 'the filter''s format bytes (doc/format.md)';
+CREATE CAST (bytea AS bloom) WITH FUNCTION bloom_from_bytea(bytea);
+COMMENT ON CAST (bytea AS bloom) IS 'format bytes to a filter, validated';
+
+-- constructors
+CREATE FUNCTION bloom_empty(capacity bigint, fpr double precision DEFAULT 0.01) RETURNS bloom
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_empty(bigint, double precision) IS 'empty filter for capacity values at false-positive rate fpr: m = ceil(-n ln p / ln^2 2) bits, k = round(m/n ln 2) hashes';
+CREATE FUNCTION bloom_empty_bits(bits bigint, hashes integer) RETURNS bloom
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_empty_bits(bigint, integer) IS 'empty filter with explicit bits (m) and hashes (k)';
+
+-- adding and looking up
+CREATE FUNCTION bloom_add(bloom, anyelement) RETURNS bloom
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_add(bloom, anyelement) IS 'a new filter with the value added; a NULL value returns the filter unchanged';
+CREATE FUNCTION bloom_contains(bloom, anyelement) RETURNS boolean
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_contains(bloom, anyelement) IS 'false if the value was certainly never added; true if it probably was';
+CREATE FUNCTION bloom_contained(anyelement, bloom) RETURNS boolean
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_contained(anyelement, bloom) IS 'bloom_contains with the arguments swapped (operator <@)';
+
+CREATE OPERATOR @> (LEFTARG = bloom, RIGHTARG = anyelement, FUNCTION = bloom_contains,
+  COMMUTATOR = <@);
+COMMENT ON OPERATOR @> (bloom, anyelement) IS 'filter probably contains value';
+CREATE OPERATOR <@ (LEFTARG = anyelement, RIGHTARG = bloom, FUNCTION = bloom_contained,
+  COMMUTATOR = @>);
+COMMENT ON OPERATOR <@ (anyelement, bloom) IS 'value is probably contained in filter';
+
+-- merging
+CREATE FUNCTION bloom_union(bloom, bloom) RETURNS bloom
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_union(bloom, bloom) IS 'bitwise OR of two filters of the same shape: the filter of the union of their sets';
+CREATE FUNCTION bloom_intersection(bloom, bloom) RETURNS bloom
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_intersection(bloom, bloom) IS 'bitwise AND of two filters of the same shape: contains at least the intersection of their sets';
+CREATE OPERATOR | (LEFTARG = bloom, RIGHTARG = bloom, FUNCTION = bloom_union, COMMUTATOR = |);
+COMMENT ON OPERATOR | (bloom, bloom) IS 'union of two filters (bloom_union)';
+CREATE OPERATOR & (LEFTARG = bloom, RIGHTARG = bloom, FUNCTION = bloom_intersection, COMMUTATOR = &);
+COMMENT ON OPERATOR & (bloom, bloom) IS 'intersection of two filters (bloom_intersection)';
+
+CREATE FUNCTION bloom_union_trans(bloom, bloom) RETURNS bloom
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_union_trans(bloom, bloom) IS 'transition and combine function of bloom_union_agg (ORs in place)';
+CREATE FUNCTION bloom_intersection_trans(bloom, bloom) RETURNS bloom
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_intersection_trans(bloom, bloom) IS 'transition and combine function of bloom_intersection_agg (ANDs in place)';
+CREATE AGGREGATE bloom_union_agg(bloom) (
+  SFUNC = bloom_union_trans, STYPE = bloom, COMBINEFUNC = bloom_union_trans, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE bloom_union_agg(bloom) IS 'union (bitwise OR) of the filters of a group';
+CREATE AGGREGATE bloom_intersection_agg(bloom) (
+  SFUNC = bloom_intersection_trans, STYPE = bloom, COMBINEFUNC = bloom_intersection_trans, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE bloom_intersection_agg(bloom) IS 'intersection (bitwise AND) of the filters of a group';
+
+-- equality of the format bytes
+CREATE FUNCTION bloom_eq(bloom, bloom) RETURNS boolean
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_eq(bloom, bloom) IS 'true if the two filters are identical, byte for byte';
+CREATE FUNCTION bloom_ne(bloom, bloom) RETURNS boolean
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_ne(bloom, bloom) IS 'true if the two filters differ';
+CREATE OPERATOR = (LEFTARG = bloom, RIGHTARG = bloom, FUNCTION = bloom_eq,
+  COMMUTATOR = =, NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel);
+COMMENT ON OPERATOR = (bloom, bloom) IS 'identical filters';
+CREATE OPERATOR <> (LEFTARG = bloom, RIGHTARG = bloom, FUNCTION = bloom_ne,
+  COMMUTATOR = <>, NEGATOR = =, RESTRICT = neqsel, JOIN = neqjoinsel);
+COMMENT ON OPERATOR <> (bloom, bloom) IS 'different filters';
+
+-- inspection
+CREATE FUNCTION bloom_cardinality(bloom) RETURNS double precision
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_cardinality(bloom) IS 'estimated number of distinct values added, from the fill (Swamidass and Baldi): -(m/k) ln(1 - X/m); Infinity when every bit is set';
+CREATE FUNCTION bloom_fpr(bloom) RETURNS double precision
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_fpr(bloom) IS 'current false-positive probability from the fill: (X/m)^k';
+CREATE FUNCTION bloom_info(bloom,
+  OUT bits bigint, OUT hashes integer, OUT bits_set bigint, OUT fill_ratio double precision,
+  OUT estimated_cardinality double precision, OUT estimated_fpr double precision,
+  OUT bytes integer, OUT key_family text, OUT format_version integer,
+  OUT hash_algorithm text, OUT seed bigint)
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_info(bloom) IS 'shape, fill, estimates, size in bytes, key family and format of a filter';
+
+-- planning helpers
+CREATE FUNCTION bloom_optimal_bits(capacity bigint, fpr double precision) RETURNS bigint
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_optimal_bits(bigint, double precision) IS 'bits for capacity values at rate fpr: ceil(-n ln p / ln^2 2)';
+CREATE FUNCTION bloom_optimal_hashes(bits bigint, capacity bigint) RETURNS integer
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_optimal_hashes(bigint, bigint) IS 'hashes that minimise the false-positive rate: round(m/n ln 2), at least 1';
+CREATE FUNCTION bloom_fpr_estimate(bits bigint, capacity bigint, hashes integer) RETURNS double precision
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_fpr_estimate(bigint, bigint, integer) IS 'the classic approximation (1 - e^(-kn/m))^k';
+CREATE FUNCTION bloom_fpr_exact(bits bigint, capacity bigint, hashes integer) RETURNS double precision
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_fpr_exact(bigint, bigint, integer) IS 'Bose et al.''s exact false-positive rate, computed over the bit occupancy distribution; an error past 1e8 steps';
+
+CREATE FUNCTION bloomsketch_hash(anyelement) RETURNS bigint
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloomsketch_hash(anyelement) IS 'the canonical 64-bit hash of a value (XXH3-64 of its canonical key bytes, seed 0; doc/hashing.md)';
+
+-- ---------------------------------------------------------------------------
+-- bloom_agg and its transition state
+-- ---------------------------------------------------------------------------
+CREATE TYPE bloom_agg_state;
+CREATE FUNCTION bloom_agg_state_in(cstring) RETURNS bloom_agg_state
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION bloom_agg_state_out(bloom_agg_state) RETURNS cstring
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION bloom_agg_state_recv(internal) RETURNS bloom_agg_state
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION bloom_agg_state_send(bloom_agg_state) RETURNS bytea
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE TYPE bloom_agg_state (
+  INPUT = bloom_agg_state_in, OUTPUT = bloom_agg_state_out,
+  RECEIVE = bloom_agg_state_recv, SEND = bloom_agg_state_send,
+  INTERNALLENGTH = VARIABLE, ALIGNMENT = int4, STORAGE = external
+);
+COMMENT ON TYPE bloom_agg_state IS 'transition state of bloom_agg (distinct hashes while small, then a foldable filter); exact text and binary round trips so partial aggregates can be shipped';
+COMMENT ON FUNCTION bloom_agg_state_in(cstring) IS 'text input of bloom_agg_state, validated';
+COMMENT ON FUNCTION bloom_agg_state_out(bloom_agg_state) IS 'text output of bloom_agg_state';
+COMMENT ON FUNCTION bloom_agg_state_recv(internal) IS 'binary input of bloom_agg_state, validated';
+COMMENT ON FUNCTION bloom_agg_state_send(bloom_agg_state) IS 'binary output of bloom_agg_state';
+
+CREATE FUNCTION bloom_agg_trans(bloom_agg_state, anyelement) RETURNS bloom_agg_state
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_agg_trans(bloom_agg_state, anyelement) IS 'transition function of bloom_agg(value)';
+CREATE FUNCTION bloom_agg_trans(bloom_agg_state, anyelement, double precision) RETURNS bloom_agg_state
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_agg_trans(bloom_agg_state, anyelement, double precision) IS 'transition function of bloom_agg(value, fpr)';
+CREATE FUNCTION bloom_agg_trans(bloom_agg_state, anyelement, bigint, double precision) RETURNS bloom_agg_state
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_agg_trans(bloom_agg_state, anyelement, bigint, double precision) IS 'transition function of bloom_agg(value, capacity, fpr)';
+CREATE FUNCTION bloom_agg_combine(bloom_agg_state, bloom_agg_state) RETURNS bloom_agg_state
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_agg_combine(bloom_agg_state, bloom_agg_state) IS 'combine function of bloom_agg: merges partial states';
+CREATE FUNCTION bloom_agg_final(bloom_agg_state) RETURNS bloom
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_agg_final(bloom_agg_state) IS 'final function of bloom_agg: the filter, sized for the distinct count seen';
+
+-- Concrete overloads per key type (DESIGN.md 5): Citus distributes only
+-- aggregates whose declared argument type equals the argument's type.
+-- varchar, char and name resolve to the text overload; real to double precision.
+
+CREATE AGGREGATE bloom_agg(smallint) (
+  SFUNC = bloom_agg_trans, STYPE = bloom_agg_state, SSPACE = 256,
+  COMBINEFUNC = bloom_agg_combine, FINALFUNC = bloom_agg_final, FINALFUNC_MODIFY = READ_ONLY,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE bloom_agg(smallint) IS 'Bloom filter of the group''s values at a 1% false-positive rate, sized for the distinct count seen';
+CREATE AGGREGATE bloom_agg(smallint, double precision) (
+  SFUNC = bloom_agg_trans, STYPE = bloom_agg_state, SSPACE = 256,
+  COMBINEFUNC = bloom_agg_combine, FINALFUNC = bloom_agg_final, FINALFUNC_MODIFY = READ_ONLY,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE bloom_agg(smallint, double precision) IS 'Bloom filter of the group''s values at false-positive rate fpr, sized for the distinct count seen';
+CREATE AGGREGATE bloom_agg(smallint, bigint, double precision) (
+  SFUNC = bloom_agg_trans, STYPE = bloom_agg_state, SSPACE = 8192,
+  COMBINEFUNC = bloom_agg_combine, FINALFUNC = bloom_agg_final, FINALFUNC_MODIFY = READ_ONLY,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE bloom_agg(smallint, bigint, double precision) IS 'Bloom filter of the group''s values with the shape of bloom_empty(capacity, fpr)';
+CREATE AGGREGATE bloom_agg(integer) (
+  SFUNC = bloom_agg_trans, STYPE = bloom_agg_state, SSPACE = 256,
+  COMBINEFUNC = bloom_agg_combine, FINALFUNC = bloom_agg_final, FINALFUNC_MODIFY = READ_ONLY,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE bloom_agg(integer) IS 'Bloom filter of the group''s values at a 1% false-positive rate, sized for the distinct count seen';
+CREATE AGGREGATE bloom_agg(integer, double precision) (
+  SFUNC = bloom_agg_trans, STYPE = bloom_agg_state, SSPACE = 256,
+  COMBINEFUNC = bloom_agg_combine, FINALFUNC = bloom_agg_final, FINALFUNC_MODIFY = READ_ONLY,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE bloom_agg(integer, double precision) IS 'Bloom filter of the group''s values at false-positive rate fpr, sized for the distinct count seen';
+CREATE AGGREGATE bloom_agg(integer, bigint, double precision) (
+  SFUNC = bloom_agg_trans, STYPE = bloom_agg_state, SSPACE = 8192,
+  COMBINEFUNC = bloom_agg_combine, FINALFUNC = bloom_agg_final, FINALFUNC_MODIFY = READ_ONLY,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE bloom_agg(integer, bigint, double precision) IS 'Bloom filter of the group''s values with the shape of bloom_empty(capacity, fpr)';
+CREATE AGGREGATE bloom_agg(bigint) (
+  SFUNC = bloom_agg_trans, STYPE = bloom_agg_state, SSPACE = 256,
+  COMBINEFUNC = bloom_agg_combine, FINALFUNC = bloom_agg_final, FINALFUNC_MODIFY = READ_ONLY,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE bloom_agg(bigint) IS 'Bloom filter of the group''s values at a 1% false-positive rate, sized for the distinct count seen';
+CREATE AGGREGATE bloom_agg(bigint, double precision) (
+  SFUNC = bloom_agg_trans, STYPE = bloom_agg_state, SSPACE = 256,
+  COMBINEFUNC = bloom_agg_combine, FINALFUNC = bloom_agg_final, FINALFUNC_MODIFY = READ_ONLY,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE bloom_agg(bigint, double precision) IS 'Bloom filter of the group''s values at false-positive rate fpr, sized for the distinct count seen';
+CREATE AGGREGATE bloom_agg(bigint, bigint, double precision) (
+  SFUNC = bloom_agg_trans, STYPE = bloom_agg_state, SSPACE = 8192,
+  COMBINEFUNC = bloom_agg_combine, FINALFUNC = bloom_agg_final, FINALFUNC_MODIFY = READ_ONLY,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE bloom_agg(bigint, bigint, double precision) IS 'Bloom filter of the group''s values with the shape of bloom_empty(capacity, fpr)';
+CREATE AGGREGATE bloom_agg(text) (
+  SFUNC = bloom_agg_trans, STYPE = bloom_agg_state, SSPACE = 256,
+  COMBINEFUNC = bloom_agg_combine, FINALFUNC = bloom_agg_final, FINALFUNC_MODIFY = READ_ONLY,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE bloom_agg(text) IS 'Bloom filter of the group''s values at a 1% false-positive rate, sized for the distinct count seen';
+CREATE AGGREGATE bloom_agg(text, double precision) (
+  SFUNC = bloom_agg_trans, STYPE = bloom_agg_state, SSPACE = 256,
+  COMBINEFUNC = bloom_agg_combine, FINALFUNC = bloom_agg_final, FINALFUNC_MODIFY = READ_ONLY,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE bloom_agg(text, double precision) IS 'Bloom filter of the group''s values at false-positive rate fpr, sized for the distinct count seen';
+CREATE AGGREGATE bloom_agg(text, bigint, double precision) (
+  SFUNC = bloom_agg_trans, STYPE = bloom_agg_state, SSPACE = 8192,
+  COMBINEFUNC = bloom_agg_combine, FINALFUNC = bloom_agg_final, FINALFUNC_MODIFY = READ_ONLY,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE bloom_agg(text, bigint, double precision) IS 'Bloom filter of the group''s values with the shape of bloom_empty(capacity, fpr)';
+CREATE AGGREGATE bloom_agg(bytea) (
+  SFUNC = bloom_agg_trans, STYPE = bloom_agg_state, SSPACE = 256,
+  COMBINEFUNC = bloom_agg_combine, FINALFUNC = bloom_agg_final, FINALFUNC_MODIFY = READ_ONLY,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE bloom_agg(bytea) IS 'Bloom filter of the group''s values at a 1% false-positive rate, sized for the distinct count seen';
+CREATE AGGREGATE bloom_agg(bytea, double precision) (
+  SFUNC = bloom_agg_trans, STYPE = bloom_agg_state, SSPACE = 256,
+  COMBINEFUNC = bloom_agg_combine, FINALFUNC = bloom_agg_final, FINALFUNC_MODIFY = READ_ONLY,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE bloom_agg(bytea, double precision) IS 'Bloom filter of the group''s values at false-positive rate fpr, sized for the distinct count seen';
+CREATE AGGREGATE bloom_agg(bytea, bigint, double precision) (
+  SFUNC = bloom_agg_trans, STYPE = bloom_agg_state, SSPACE = 8192,
+  COMBINEFUNC = bloom_agg_combine, FINALFUNC = bloom_agg_final, FINALFUNC_MODIFY = READ_ONLY,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE bloom_agg(bytea, bigint, double precision) IS 'Bloom filter of the group''s values with the shape of bloom_empty(capacity, fpr)';
+CREATE AGGREGATE bloom_agg(uuid) (
+  SFUNC = bloom_agg_trans, STYPE = bloom_agg_state, SSPACE = 256,
+  COMBINEFUNC = bloom_agg_combine, FINALFUNC = bloom_agg_final, FINALFUNC_MODIFY = READ_ONLY,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE bloom_agg(uuid) IS 'Bloom filter of the group''s values at a 1% false-positive rate, sized for the distinct count seen';
+CREATE AGGREGATE bloom_agg(uuid, double precision) (
+  SFUNC = bloom_agg_trans, STYPE = bloom_agg_state, SSPACE = 256,
+  COMBINEFUNC = bloom_agg_combine, FINALFUNC = bloom_agg_final, FINALFUNC_MODIFY = READ_ONLY,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE bloom_agg(uuid, double precision) IS 'Bloom filter of the group''s values at false-positive rate fpr, sized for the distinct count seen';
+CREATE AGGREGATE bloom_agg(uuid, bigint, double precision) (
+  SFUNC = bloom_agg_trans, STYPE = bloom_agg_state, SSPACE = 8192,
+  COMBINEFUNC = bloom_agg_combine, FINALFUNC = bloom_agg_final, FINALFUNC_MODIFY = READ_ONLY,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE bloom_agg(uuid, bigint, double precision) IS 'Bloom filter of the group''s values with the shape of bloom_empty(capacity, fpr)';
+CREATE AGGREGATE bloom_agg(double precision) (
+  SFUNC = bloom_agg_trans, STYPE = bloom_agg_state, SSPACE = 256,
+  COMBINEFUNC = bloom_agg_combine, FINALFUNC = bloom_agg_final, FINALFUNC_MODIFY = READ_ONLY,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE bloom_agg(double precision) IS 'Bloom filter of the group''s values at a 1% false-positive rate, sized for the distinct count seen';
+CREATE AGGREGATE bloom_agg(double precision, double precision) (
+  SFUNC = bloom_agg_trans, STYPE = bloom_agg_state, SSPACE = 256,
+  COMBINEFUNC = bloom_agg_combine, FINALFUNC = bloom_agg_final, FINALFUNC_MODIFY = READ_ONLY,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE bloom_agg(double precision, double precision) IS 'Bloom filter of the group''s values at false-positive rate fpr, sized for the distinct count seen';
+CREATE AGGREGATE bloom_agg(double precision, bigint, double precision) (
+  SFUNC = bloom_agg_trans, STYPE = bloom_agg_state, SSPACE = 8192,
+  COMBINEFUNC = bloom_agg_combine, FINALFUNC = bloom_agg_final, FINALFUNC_MODIFY = READ_ONLY,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE bloom_agg(double precision, bigint, double precision) IS 'Bloom filter of the group''s values with the shape of bloom_empty(capacity, fpr)';
+CREATE AGGREGATE bloom_agg(numeric) (
+  SFUNC = bloom_agg_trans, STYPE = bloom_agg_state, SSPACE = 256,
+  COMBINEFUNC = bloom_agg_combine, FINALFUNC = bloom_agg_final, FINALFUNC_MODIFY = READ_ONLY,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE bloom_agg(numeric) IS 'Bloom filter of the group''s values at a 1% false-positive rate, sized for the distinct count seen';
+CREATE AGGREGATE bloom_agg(numeric, double precision) (
+  SFUNC = bloom_agg_trans, STYPE = bloom_agg_state, SSPACE = 256,
+  COMBINEFUNC = bloom_agg_combine, FINALFUNC = bloom_agg_final, FINALFUNC_MODIFY = READ_ONLY,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE bloom_agg(numeric, double precision) IS 'Bloom filter of the group''s values at false-positive rate fpr, sized for the distinct count seen';
+CREATE AGGREGATE bloom_agg(numeric, bigint, double precision) (
+  SFUNC = bloom_agg_trans, STYPE = bloom_agg_state, SSPACE = 8192,
+  COMBINEFUNC = bloom_agg_combine, FINALFUNC = bloom_agg_final, FINALFUNC_MODIFY = READ_ONLY,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE bloom_agg(numeric, bigint, double precision) IS 'Bloom filter of the group''s values with the shape of bloom_empty(capacity, fpr)';
+CREATE AGGREGATE bloom_agg(date) (
+  SFUNC = bloom_agg_trans, STYPE = bloom_agg_state, SSPACE = 256,
+  COMBINEFUNC = bloom_agg_combine, FINALFUNC = bloom_agg_final, FINALFUNC_MODIFY = READ_ONLY,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE bloom_agg(date) IS 'Bloom filter of the group''s values at a 1% false-positive rate, sized for the distinct count seen';
+CREATE AGGREGATE bloom_agg(date, double precision) (
+  SFUNC = bloom_agg_trans, STYPE = bloom_agg_state, SSPACE = 256,
+  COMBINEFUNC = bloom_agg_combine, FINALFUNC = bloom_agg_final, FINALFUNC_MODIFY = READ_ONLY,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE bloom_agg(date, double precision) IS 'Bloom filter of the group''s values at false-positive rate fpr, sized for the distinct count seen';
+CREATE AGGREGATE bloom_agg(date, bigint, double precision) (
+  SFUNC = bloom_agg_trans, STYPE = bloom_agg_state, SSPACE = 8192,
+  COMBINEFUNC = bloom_agg_combine, FINALFUNC = bloom_agg_final, FINALFUNC_MODIFY = READ_ONLY,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE bloom_agg(date, bigint, double precision) IS 'Bloom filter of the group''s values with the shape of bloom_empty(capacity, fpr)';
+CREATE AGGREGATE bloom_agg(timestamp) (
+  SFUNC = bloom_agg_trans, STYPE = bloom_agg_state, SSPACE = 256,
+  COMBINEFUNC = bloom_agg_combine, FINALFUNC = bloom_agg_final, FINALFUNC_MODIFY = READ_ONLY,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE bloom_agg(timestamp) IS 'Bloom filter of the group''s values at a 1% false-positive rate, sized for the distinct count seen';
+CREATE AGGREGATE bloom_agg(timestamp, double precision) (
+  SFUNC = bloom_agg_trans, STYPE = bloom_agg_state, SSPACE = 256,
+  COMBINEFUNC = bloom_agg_combine, FINALFUNC = bloom_agg_final, FINALFUNC_MODIFY = READ_ONLY,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE bloom_agg(timestamp, double precision) IS 'Bloom filter of the group''s values at false-positive rate fpr, sized for the distinct count seen';
+CREATE AGGREGATE bloom_agg(timestamp, bigint, double precision) (
+  SFUNC = bloom_agg_trans, STYPE = bloom_agg_state, SSPACE = 8192,
+  COMBINEFUNC = bloom_agg_combine, FINALFUNC = bloom_agg_final, FINALFUNC_MODIFY = READ_ONLY,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE bloom_agg(timestamp, bigint, double precision) IS 'Bloom filter of the group''s values with the shape of bloom_empty(capacity, fpr)';
+CREATE AGGREGATE bloom_agg(timestamptz) (
+  SFUNC = bloom_agg_trans, STYPE = bloom_agg_state, SSPACE = 256,
+  COMBINEFUNC = bloom_agg_combine, FINALFUNC = bloom_agg_final, FINALFUNC_MODIFY = READ_ONLY,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE bloom_agg(timestamptz) IS 'Bloom filter of the group''s values at a 1% false-positive rate, sized for the distinct count seen';
+CREATE AGGREGATE bloom_agg(timestamptz, double precision) (
+  SFUNC = bloom_agg_trans, STYPE = bloom_agg_state, SSPACE = 256,
+  COMBINEFUNC = bloom_agg_combine, FINALFUNC = bloom_agg_final, FINALFUNC_MODIFY = READ_ONLY,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE bloom_agg(timestamptz, double precision) IS 'Bloom filter of the group''s values at false-positive rate fpr, sized for the distinct count seen';
+CREATE AGGREGATE bloom_agg(timestamptz, bigint, double precision) (
+  SFUNC = bloom_agg_trans, STYPE = bloom_agg_state, SSPACE = 8192,
+  COMBINEFUNC = bloom_agg_combine, FINALFUNC = bloom_agg_final, FINALFUNC_MODIFY = READ_ONLY,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE bloom_agg(timestamptz, bigint, double precision) IS 'Bloom filter of the group''s values with the shape of bloom_empty(capacity, fpr)';

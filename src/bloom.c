@@ -1,0 +1,423 @@
+/*
+ * bloom.c: the SQL type bloom (a Bloom filter) and its functions.
+ * The filter itself is src/core/bloom.c; this file turns SQL arguments into
+ * core calls and core errors into ereport.
+ */
+#include "glue.h"
+
+#include <math.h>
+
+#include "access/htup_details.h"
+#include "funcapi.h"
+#include "utils/builtins.h"
+
+#include "core/bloom.h"
+
+#define KIND BS_KIND_BLOOM
+
+PG_FUNCTION_INFO_V1(bloom_in);
+PG_FUNCTION_INFO_V1(bloom_out);
+PG_FUNCTION_INFO_V1(bloom_recv);
+PG_FUNCTION_INFO_V1(bloom_send);
+PG_FUNCTION_INFO_V1(bloom_from_bytea);
+PG_FUNCTION_INFO_V1(bloom_empty);
+PG_FUNCTION_INFO_V1(bloom_empty_bits);
+PG_FUNCTION_INFO_V1(bloom_add);
+PG_FUNCTION_INFO_V1(bloom_contains);
+PG_FUNCTION_INFO_V1(bloom_contained);
+PG_FUNCTION_INFO_V1(bloom_union);
+PG_FUNCTION_INFO_V1(bloom_intersection);
+PG_FUNCTION_INFO_V1(bloom_union_trans);
+PG_FUNCTION_INFO_V1(bloom_intersection_trans);
+PG_FUNCTION_INFO_V1(bloom_cardinality);
+PG_FUNCTION_INFO_V1(bloom_fpr);
+PG_FUNCTION_INFO_V1(bloom_info);
+PG_FUNCTION_INFO_V1(bloom_eq);
+PG_FUNCTION_INFO_V1(bloom_ne);
+PG_FUNCTION_INFO_V1(bloom_optimal_bits);
+PG_FUNCTION_INFO_V1(bloom_optimal_hashes);
+PG_FUNCTION_INFO_V1(bloom_fpr_estimate);
+PG_FUNCTION_INFO_V1(bloom_fpr_exact);
+PG_FUNCTION_INFO_V1(bloomsketch_hash);
+
+Datum
+bloom_in(PG_FUNCTION_ARGS)
+{
+	return bs_sketch_in(PG_GETARG_CSTRING(0), KIND);
+}
+
+Datum
+bloom_out(PG_FUNCTION_ARGS)
+{
+	return bs_sketch_out(fcinfo, KIND);
+}
+
+Datum
+bloom_recv(PG_FUNCTION_ARGS)
+{
+	return bs_sketch_recv(fcinfo, KIND);
+}
+
+Datum
+bloom_send(PG_FUNCTION_ARGS)
+{
+	return bs_sketch_send(fcinfo, KIND);
+}
+
+Datum
+bloom_from_bytea(PG_FUNCTION_ARGS)
+{
+	return bs_sketch_from_bytea(fcinfo, KIND);
+}
+
+static int64
+arg_positive_int64(FunctionCallInfo fcinfo, int argno, const char *name)
+{
+	int64		v = PG_GETARG_INT64(argno);
+
+	if (v < 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s must be at least 1, got " INT64_FORMAT, name, v)));
+	return v;
+}
+
+static bytea *
+new_bloom(uint64_t m, uint32_t k, uint8_t family)
+{
+	uint64_t	total;
+	bytea	   *v;
+
+	BS_TRY(bs_bloom_check_shape(m, k, BS_ERR), 0);
+	BS_TRY(bs_bloom_size(m, &total, BS_ERR), 0);
+	v = bs_new_sketch((size_t) total);
+	bs_bloom_init(BS_DATA(v), m, k, family, BS_DEFAULT_SEED);
+	return v;
+}
+
+Datum
+bloom_empty(PG_FUNCTION_ARGS)
+{
+	double		n = (double) arg_positive_int64(fcinfo, 0, "capacity");
+	double		p = PG_GETARG_FLOAT8(1);
+	uint64_t	m;
+	uint32_t	k;
+
+	BS_TRY(bs_bloom_optimal_bits(n, p, &m, BS_ERR), 0);
+	BS_TRY(bs_bloom_optimal_hashes(m, n, &k, BS_ERR), 0);
+	PG_RETURN_BYTEA_P(new_bloom(m, k, BS_FAMILY_NONE));
+}
+
+Datum
+bloom_empty_bits(PG_FUNCTION_ARGS)
+{
+	int64		m = arg_positive_int64(fcinfo, 0, "bits");
+	int32		k = PG_GETARG_INT32(1);
+
+	if (k < 1 || k > BS_BLOOM_MAX_HASHES)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("hashes must be between 1 and %d, got %d",
+						BS_BLOOM_MAX_HASHES, k)));
+	PG_RETURN_BYTEA_P(new_bloom((uint64_t) m, (uint32_t) k, BS_FAMILY_NONE));
+}
+
+/* bloom_add(bloom, anyelement): a new filter with the value added. */
+Datum
+bloom_add(PG_FUNCTION_ARGS)
+{
+	const bs_key_info *ki;
+	bytea	   *v;
+	bs_bloom	b;
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	if (PG_ARGISNULL(1))
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+	ki = bs_key_arg(fcinfo, 1);
+	v = bs_sketch_arg_copy(fcinfo, 0, KIND);
+	bs_bloom_view(BS_DATA(v), &b);
+	bs_check_family(b.family, ki, "bloom filter");
+	bs_bloom_add_hash(b.bits, b.m, b.k, bs_key_hash(ki, PG_GETARG_DATUM(1), b.seed));
+	b.buf[BS_OFF_FAMILY] = ki->family;
+	PG_RETURN_BYTEA_P(v);
+}
+
+static bool
+contains(FunctionCallInfo fcinfo, int sketch_arg, int key_arg)
+{
+	const bs_key_info *ki = bs_key_arg(fcinfo, key_arg);
+	bs_sketch_ref ref;
+	bs_bloom	b;
+	bool		found;
+
+	bs_sketch_arg(fcinfo, sketch_arg, KIND, &ref);
+	bs_bloom_view(ref.data, &b);
+	bs_check_family(b.family, ki, "bloom filter");
+	found = bs_bloom_contains_hash(b.bits, b.m, b.k,
+								   bs_key_hash(ki, PG_GETARG_DATUM(key_arg), b.seed));
+	bs_sketch_release(&ref);
+	return found;
+}
+
+Datum
+bloom_contains(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(contains(fcinfo, 0, 1));
+}
+
+Datum
+bloom_contained(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(contains(fcinfo, 1, 0));
+}
+
+/* dst |= src or dst &= src, after the shape and family checks. */
+static void
+merge_into(bs_bloom *dst, const uint8_t *src_data, bool is_union)
+{
+	bs_bloom	src;
+
+	bs_bloom_view((uint8_t *) src_data, &src);
+	BS_TRY(bs_bloom_check_mergeable(dst, &src, BS_ERR), 0);
+	if (is_union)
+		bs_bloom_or(dst, &src);
+	else
+		bs_bloom_and(dst, &src);
+}
+
+static Datum
+merge_new(FunctionCallInfo fcinfo, bool is_union)
+{
+	bytea	   *v = bs_sketch_arg_copy(fcinfo, 0, KIND);
+	bs_sketch_ref ref;
+	bs_bloom	dst;
+
+	bs_bloom_view(BS_DATA(v), &dst);
+	bs_sketch_arg(fcinfo, 1, KIND, &ref);
+	merge_into(&dst, ref.data, is_union);
+	bs_sketch_release(&ref);
+	PG_RETURN_BYTEA_P(v);
+}
+
+Datum
+bloom_union(PG_FUNCTION_ARGS)
+{
+	return merge_new(fcinfo, true);
+}
+
+Datum
+bloom_intersection(PG_FUNCTION_ARGS)
+{
+	return merge_new(fcinfo, false);
+}
+
+/*
+ * Transition and combine function of bloom_union_agg / bloom_intersection_agg:
+ * merges the second argument into the state in place (the state is ours, in
+ * the aggregate context), so no row copies the filter.
+ */
+static Datum
+merge_trans(FunctionCallInfo fcinfo, bool is_union)
+{
+	struct varlena *state = (struct varlena *) PG_GETARG_POINTER(0);
+	bs_sketch_ref ref;
+	bs_bloom	dst;
+
+	if (!AggCheckCallContext(fcinfo, NULL))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s called in a non-aggregate context",
+						is_union ? "bloom_union_trans" : "bloom_intersection_trans")));
+	/* The first state is a copy of an input value: make it plain once. */
+	if (VARATT_IS_EXTENDED(state))
+		state = (struct varlena *) bs_sketch_arg_copy(fcinfo, 0, KIND);
+	bs_bloom_view(BS_DATA(state), &dst);
+	bs_sketch_arg(fcinfo, 1, KIND, &ref);
+	merge_into(&dst, ref.data, is_union);
+	bs_sketch_release(&ref);
+	PG_RETURN_POINTER(state);
+}
+
+Datum
+bloom_union_trans(PG_FUNCTION_ARGS)
+{
+	return merge_trans(fcinfo, true);
+}
+
+Datum
+bloom_intersection_trans(PG_FUNCTION_ARGS)
+{
+	return merge_trans(fcinfo, false);
+}
+
+static uint64_t
+bits_set(const bs_bloom *b)
+{
+	return bs_popcount(b->bits, bs_bloom_payload_bytes(b->m));
+}
+
+Datum
+bloom_cardinality(PG_FUNCTION_ARGS)
+{
+	bs_sketch_ref ref;
+	bs_bloom	b;
+	double		n;
+
+	bs_sketch_arg(fcinfo, 0, KIND, &ref);
+	bs_bloom_view(ref.data, &b);
+	n = bs_bloom_cardinality(b.m, b.k, bits_set(&b));
+	bs_sketch_release(&ref);
+	PG_RETURN_FLOAT8(n);
+}
+
+Datum
+bloom_fpr(PG_FUNCTION_ARGS)
+{
+	bs_sketch_ref ref;
+	bs_bloom	b;
+	double		p;
+
+	bs_sketch_arg(fcinfo, 0, KIND, &ref);
+	bs_bloom_view(ref.data, &b);
+	p = bs_bloom_fpr_from_fill(b.m, b.k, bits_set(&b));
+	bs_sketch_release(&ref);
+	PG_RETURN_FLOAT8(p);
+}
+
+Datum
+bloom_info(PG_FUNCTION_ARGS)
+{
+	bs_sketch_ref ref;
+	bs_bloom	b;
+	TupleDesc	tupdesc;
+	Datum		values[11];
+	bool		nulls[11] = {0};
+	uint64_t	x;
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "bloom_info must return a composite type");
+	tupdesc = BlessTupleDesc(tupdesc);
+
+	bs_sketch_arg(fcinfo, 0, KIND, &ref);
+	bs_bloom_view(ref.data, &b);
+	x = bits_set(&b);
+	values[0] = Int64GetDatum((int64) b.m);
+	values[1] = Int32GetDatum((int32) b.k);
+	values[2] = Int64GetDatum((int64) x);
+	values[3] = Float8GetDatum((double) x / (double) b.m);
+	values[4] = Float8GetDatum(bs_bloom_cardinality(b.m, b.k, x));
+	values[5] = Float8GetDatum(bs_bloom_fpr_from_fill(b.m, b.k, x));
+	values[6] = Int32GetDatum((int32) (ref.len + VARHDRSZ));
+	values[7] = CStringGetTextDatum(bs_family_name(b.family));
+	values[8] = Int32GetDatum((int32) ref.data[4]);
+	values[9] = CStringGetTextDatum("xxh3_64");
+	values[10] = Int64GetDatum((int64) b.seed);
+	bs_sketch_release(&ref);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}
+
+static bool
+bytes_equal(FunctionCallInfo fcinfo)
+{
+	bs_sketch_ref a,
+				b;
+	bool		eq;
+
+	bs_sketch_arg(fcinfo, 0, KIND, &a);
+	bs_sketch_arg(fcinfo, 1, KIND, &b);
+	eq = a.len == b.len && memcmp(a.data, b.data, a.len) == 0;
+	bs_sketch_release(&a);
+	bs_sketch_release(&b);
+	return eq;
+}
+
+Datum
+bloom_eq(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(bytes_equal(fcinfo));
+}
+
+Datum
+bloom_ne(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(!bytes_equal(fcinfo));
+}
+
+/* --- planning helpers --- */
+
+Datum
+bloom_optimal_bits(PG_FUNCTION_ARGS)
+{
+	double		n = (double) arg_positive_int64(fcinfo, 0, "capacity");
+	uint64_t	m;
+
+	BS_TRY(bs_bloom_optimal_bits(n, PG_GETARG_FLOAT8(1), &m, BS_ERR), 0);
+	PG_RETURN_INT64((int64) m);
+}
+
+Datum
+bloom_optimal_hashes(PG_FUNCTION_ARGS)
+{
+	int64		m = arg_positive_int64(fcinfo, 0, "bits");
+	double		n = (double) arg_positive_int64(fcinfo, 1, "capacity");
+	uint32_t	k;
+
+	BS_TRY(bs_bloom_optimal_hashes((uint64_t) m, n, &k, BS_ERR), 0);
+	PG_RETURN_INT32((int32) k);
+}
+
+static void
+planning_args(FunctionCallInfo fcinfo, uint64_t *m, uint64_t *n, uint32_t *k)
+{
+	int64		bits = arg_positive_int64(fcinfo, 0, "bits");
+	int64		capacity = PG_GETARG_INT64(1);
+	int32		hashes = PG_GETARG_INT32(2);
+
+	if (capacity < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("capacity must not be negative, got " INT64_FORMAT, capacity)));
+	if (hashes < 1 || hashes > BS_BLOOM_MAX_HASHES)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("hashes must be between 1 and %d, got %d",
+						BS_BLOOM_MAX_HASHES, hashes)));
+	BS_TRY(bs_bloom_check_shape((uint64_t) bits, (uint64_t) hashes, BS_ERR), 0);
+	*m = (uint64_t) bits;
+	*n = (uint64_t) capacity;
+	*k = (uint32_t) hashes;
+}
+
+Datum
+bloom_fpr_estimate(PG_FUNCTION_ARGS)
+{
+	uint64_t	m,
+				n;
+	uint32_t	k;
+
+	planning_args(fcinfo, &m, &n, &k);
+	PG_RETURN_FLOAT8(bs_bloom_fpr_approx((double) m, (double) n, (double) k));
+}
+
+Datum
+bloom_fpr_exact(PG_FUNCTION_ARGS)
+{
+	uint64_t	m,
+				n;
+	uint32_t	k;
+	double		p;
+
+	planning_args(fcinfo, &m, &n, &k);
+	BS_TRY(bs_bloom_fpr_exact(m, n, k, &p, BS_ERR), 0);
+	PG_RETURN_FLOAT8(p);
+}
+
+/* The documented canonical hash, as a signed bigint. */
+Datum
+bloomsketch_hash(PG_FUNCTION_ARGS)
+{
+	const bs_key_info *ki = bs_key_arg(fcinfo, 0);
+
+	PG_RETURN_INT64((int64) bs_key_hash(ki, PG_GETARG_DATUM(0), BS_DEFAULT_SEED));
+}

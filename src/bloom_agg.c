@@ -1,0 +1,174 @@
+/*
+ * bloom_agg.c: bloom_agg and its transition state type bloom_agg_state.
+ *
+ * The state is a real varlena type (not internal) so that parallel workers,
+ * postgres_fdw and Citus can ship it as text or binary (DESIGN.md 5).  The
+ * transition function updates the state in place and returns the same
+ * pointer, so PostgreSQL copies nothing per row; when the state must grow
+ * (src/core/builder.h) the new one is made in the per-tuple context and
+ * returned, and nodeAgg copies it into the aggregate context once.
+ */
+#include "glue.h"
+
+#include <math.h>
+
+#include "core/bloom.h"
+#include "core/builder.h"
+
+#define KIND BS_KIND_BLOOM_STATE
+#define DEFAULT_FPR 0.01
+
+PG_FUNCTION_INFO_V1(bloom_agg_state_in);
+PG_FUNCTION_INFO_V1(bloom_agg_state_out);
+PG_FUNCTION_INFO_V1(bloom_agg_state_recv);
+PG_FUNCTION_INFO_V1(bloom_agg_state_send);
+PG_FUNCTION_INFO_V1(bloom_agg_trans);
+PG_FUNCTION_INFO_V1(bloom_agg_combine);
+PG_FUNCTION_INFO_V1(bloom_agg_final);
+
+Datum
+bloom_agg_state_in(PG_FUNCTION_ARGS)
+{
+	return bs_sketch_in(PG_GETARG_CSTRING(0), KIND);
+}
+
+Datum
+bloom_agg_state_out(PG_FUNCTION_ARGS)
+{
+	return bs_sketch_out(fcinfo, KIND);
+}
+
+Datum
+bloom_agg_state_recv(PG_FUNCTION_ARGS)
+{
+	return bs_sketch_recv(fcinfo, KIND);
+}
+
+Datum
+bloom_agg_state_send(PG_FUNCTION_ARGS)
+{
+	return bs_sketch_send(fcinfo, KIND);
+}
+
+static void
+require_agg_context(FunctionCallInfo fcinfo, const char *name)
+{
+	if (!AggCheckCallContext(fcinfo, NULL))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s called in a non-aggregate context", name)));
+}
+
+/* The state argument as writable bytes: ours, or made plain once. */
+static uint8_t *
+state_arg(FunctionCallInfo fcinfo)
+{
+	struct varlena *state = (struct varlena *) PG_GETARG_POINTER(0);
+
+	if (VARATT_IS_EXTENDED(state))
+		state = (struct varlena *) bs_sketch_arg_copy(fcinfo, 0, KIND);
+	return BS_DATA(state);
+}
+
+/*
+ * bloom_agg_trans(state, value [, fpr]) or (state, value, capacity, fpr).
+ * Not strict: a NULL value leaves the state as it is, and the parameters are
+ * checked before the first state exists.
+ */
+Datum
+bloom_agg_trans(PG_FUNCTION_ARGS)
+{
+	bool		fixed = PG_NARGS() == 4;
+	int			fpr_arg = PG_NARGS() - 1;
+	double		fpr = DEFAULT_FPR;
+	int64		capacity = 0;
+	const bs_key_info *ki;
+	uint8_t    *s;
+
+	require_agg_context(fcinfo, "bloom_agg_trans");
+	if (PG_NARGS() >= 3)
+	{
+		if (PG_ARGISNULL(fpr_arg) || (fixed && PG_ARGISNULL(2)))
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("bloom_agg parameters must not be NULL")));
+		fpr = PG_GETARG_FLOAT8(fpr_arg);
+		if (fixed)
+			capacity = PG_GETARG_INT64(2);
+	}
+
+	if (PG_ARGISNULL(0))
+	{
+		bs_status	st;
+		bs_error	err;
+
+		ki = bs_key_arg(fcinfo, 1);
+		if (fixed && capacity < 1)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("capacity must be at least 1, got " INT64_FORMAT, capacity)));
+		if (fixed)
+			st = bs_builder_new_fixed((double) capacity, fpr, ki->family,
+									  BS_DEFAULT_SEED, &bs_palloc_allocator, &s, &err);
+		else
+			st = bs_builder_new_auto(fpr, ki->family, BS_DEFAULT_SEED,
+									 &bs_palloc_allocator, &s, &err);
+		if (st != BS_OK)
+			bs_report(st, &err, 0);
+		if (PG_ARGISNULL(1))
+			PG_RETURN_NULL();	/* parameters are fine; no value yet */
+	}
+	else
+	{
+		s = state_arg(fcinfo);
+		if (PG_ARGISNULL(1))
+			PG_RETURN_POINTER(BS_VARLENA_OF(s));
+		ki = bs_key_arg(fcinfo, 1);
+		if (!bs_builder_same_target(s, fixed, (uint64_t) capacity, fpr))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("bloom_agg parameters must be the same for every row of a group")));
+	}
+
+	s = bs_builder_add(s, bs_key_hash(ki, PG_GETARG_DATUM(1), BS_DEFAULT_SEED),
+					   &bs_palloc_allocator);
+	PG_RETURN_POINTER(BS_VARLENA_OF(s));
+}
+
+/* Combine: merges the second state into the first, never changing the second. */
+Datum
+bloom_agg_combine(PG_FUNCTION_ARGS)
+{
+	uint8_t    *dst;
+	bs_sketch_ref src;
+	bs_error	err;
+	bs_status	st;
+
+	require_agg_context(fcinfo, "bloom_agg_combine");
+	dst = state_arg(fcinfo);
+	bs_sketch_arg(fcinfo, 1, KIND, &src);
+	dst = bs_builder_merge(dst, src.data, &bs_palloc_allocator, &err, &st);
+	if (dst == NULL)
+		bs_report(st, &err, 0);
+	bs_sketch_release(&src);
+	PG_RETURN_POINTER(BS_VARLENA_OF(dst));
+}
+
+/* Final: the filter, sized as builder.h says; the state is left as it is. */
+Datum
+bloom_agg_final(PG_FUNCTION_ARGS)
+{
+	bs_sketch_ref s;
+	uint64_t	m,
+				total;
+	uint32_t	k;
+	bytea	   *v;
+
+	bs_sketch_arg(fcinfo, 0, KIND, &s);
+	bs_builder_result_shape(s.data, &m, &k);
+	BS_TRY(bs_bloom_size(m, &total, BS_ERR), 0);
+	v = bs_new_sketch((size_t) total);
+	bs_builder_finish(s.data, m, k, BS_DATA(v));
+	bs_sketch_release(&s);
+	PG_RETURN_BYTEA_P(v);
+}

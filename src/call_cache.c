@@ -1,0 +1,123 @@
+/*
+ * call_cache.c: per-call-site facts kept in fn_extra (DESIGN.md 6).
+ *
+ * A function called once per row keeps here what does not change between
+ * rows: the key family of its value argument, and the detoasted copy of a
+ * sketch argument that is the same stored value on every row (a filter read
+ * once by an InitPlan, a constant).  A TOASTed value is identified by its
+ * TOAST pointer (relation and value OID), which names exactly one immutable
+ * value, so the cache can never answer with another sketch's bytes.
+ */
+#include "glue.h"
+
+#include "access/detoast.h"
+#include "utils/memutils.h"
+
+typedef struct bs_call_cache
+{
+	bool		key_ready;
+	bs_key_info key;
+
+	/* cached detoasted sketch argument */
+	bool		sketch_ready;
+	int			sketch_argno;
+	struct varatt_external toast_id;
+	struct varlena *sketch;		/* in fn_mcxt */
+} bs_call_cache;
+
+static bs_call_cache *
+get_cache(FunctionCallInfo fcinfo)
+{
+	if (fcinfo->flinfo->fn_extra == NULL)
+		fcinfo->flinfo->fn_extra =
+			MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(bs_call_cache));
+	return (bs_call_cache *) fcinfo->flinfo->fn_extra;
+}
+
+extern void bs_key_info_init(bs_key_info *ki, Oid typid);
+
+const bs_key_info *
+bs_key_arg(FunctionCallInfo fcinfo, int argno)
+{
+	bs_call_cache *c = get_cache(fcinfo);
+
+	if (!c->key_ready)
+	{
+		Oid			typid = get_fn_expr_argtype(fcinfo->flinfo, argno);
+
+		if (!OidIsValid(typid))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("could not determine the data type of the key argument")));
+		bs_key_info_init(&c->key, typid);
+		c->key_ready = true;
+	}
+	return &c->key;
+}
+
+static void
+quick_check(const uint8_t *data, size_t len, bs_kind kind)
+{
+	BS_TRY(bs_validate(data, len, kind, false, NULL, BS_ERR),
+		   ERRCODE_DATA_CORRUPTED);
+}
+
+void
+bs_sketch_arg(FunctionCallInfo fcinfo, int argno, bs_kind kind, bs_sketch_ref *ref)
+{
+	struct varlena *raw = (struct varlena *) PG_GETARG_POINTER(argno);
+	struct varlena *v;
+
+	if (VARATT_IS_EXTERNAL_ONDISK(raw))
+	{
+		bs_call_cache *c = get_cache(fcinfo);
+		struct varatt_external id;
+
+		VARATT_EXTERNAL_GET_POINTER(id, raw);
+		if (!c->sketch_ready || c->sketch_argno != argno ||
+			memcmp(&id, &c->toast_id, sizeof(id)) != 0)
+		{
+			MemoryContext old = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
+
+			if (c->sketch)
+				pfree(c->sketch);
+			c->sketch_ready = false;
+			c->sketch = detoast_attr(raw);
+			MemoryContextSwitchTo(old);
+			quick_check((uint8_t *) VARDATA_ANY(c->sketch),
+						VARSIZE_ANY_EXHDR(c->sketch), kind);
+			c->toast_id = id;
+			c->sketch_argno = argno;
+			c->sketch_ready = true;
+		}
+		ref->data = (uint8_t *) VARDATA_ANY(c->sketch);
+		ref->len = VARSIZE_ANY_EXHDR(c->sketch);
+		ref->to_free = NULL;
+		return;
+	}
+
+	/* Inline: no copy unless compressed (the types are STORAGE external). */
+	v = pg_detoast_datum_packed(raw);
+	ref->data = (uint8_t *) VARDATA_ANY(v);
+	ref->len = VARSIZE_ANY_EXHDR(v);
+	ref->to_free = (v != raw) ? v : NULL;
+	quick_check(ref->data, ref->len, kind);
+}
+
+void
+bs_sketch_release(bs_sketch_ref *ref)
+{
+	if (ref->to_free)
+		pfree(ref->to_free);
+	ref->to_free = NULL;
+}
+
+bytea *
+bs_sketch_arg_copy(FunctionCallInfo fcinfo, int argno, bs_kind kind)
+{
+	/* One detoast that is also the copy; 4-byte header, writable. */
+	bytea	   *copy = (bytea *) PG_DETOAST_DATUM_COPY(PG_GETARG_DATUM(argno));
+
+	quick_check(BS_DATA(copy), VARSIZE(copy) - VARHDRSZ, kind);
+	return copy;
+}

@@ -1,0 +1,306 @@
+#include "bloom.h"
+
+#include <inttypes.h>
+#include <math.h>
+
+#include "endian.h"
+
+#define LN2 0.69314718055994530942
+
+static bs_status
+check_capacity_fpr(double n, double p, bs_error *err)
+{
+	if (!(n >= 1.0) || !isfinite(n))
+		return bs_fail(err, BS_ERR_PARAM,
+					   "capacity must be at least 1, got %g", n);
+	if (!(p > 0.0 && p < 1.0))
+		return bs_fail(err, BS_ERR_PARAM,
+					   "false-positive rate must be between 0 and 1 (exclusive), got %g", p);
+	return BS_OK;
+}
+
+bs_status
+bs_bloom_check_shape(uint64_t m, uint64_t k, bs_error *err)
+{
+	if (m < 1 || m > BS_BLOOM_MAX_BITS)
+	{
+		bs_fail(err, m < 1 ? BS_ERR_PARAM : BS_ERR_LIMIT,
+				"a bloom filter must have between 1 and %" PRIu64 " bits, got %" PRIu64,
+				(uint64_t) BS_BLOOM_MAX_BITS, m);
+		if (m > BS_BLOOM_MAX_BITS)
+			bs_error_detail(err, "That filter would take %" PRIu64 " bytes; PostgreSQL values are limited to 1 GB.",
+							bs_bloom_payload_bytes(m) + BS_HEADER_SIZE);
+		return m < 1 ? BS_ERR_PARAM : BS_ERR_LIMIT;
+	}
+	if (k < 1 || k > BS_BLOOM_MAX_HASHES)
+		return bs_fail(err, BS_ERR_PARAM,
+					   "a bloom filter must have between 1 and %d hashes, got %" PRIu64,
+					   BS_BLOOM_MAX_HASHES, k);
+	return BS_OK;
+}
+
+bs_status
+bs_bloom_optimal_bits(double n, double p, uint64_t *m, bs_error *err)
+{
+	double		bits;
+
+	if (check_capacity_fpr(n, p, err) != BS_OK)
+		return BS_ERR_PARAM;
+	bits = ceil(-n * log(p) / (LN2 * LN2));
+	if (bits > (double) BS_BLOOM_MAX_BITS)
+	{
+		bs_fail(err, BS_ERR_LIMIT,
+				"a bloom filter for %.0f values at false-positive rate %g would need %.0f bits, more than the limit of %" PRIu64,
+				n, p, bits, (uint64_t) BS_BLOOM_MAX_BITS);
+		bs_error_detail(err, "That filter would take about %.0f bytes; PostgreSQL values are limited to 1 GB.",
+						bits / 8 + BS_HEADER_SIZE);
+		bs_error_hint(err, "Ask for a smaller capacity or a larger false-positive rate, or split the set.");
+		return BS_ERR_LIMIT;
+	}
+	*m = bits < 1 ? 1 : (uint64_t) bits;
+	return BS_OK;
+}
+
+bs_status
+bs_bloom_optimal_hashes(uint64_t m, double n, uint32_t *k, bs_error *err)
+{
+	double		kk;
+
+	if (m < 1)
+		return bs_fail(err, BS_ERR_PARAM, "bits must be at least 1, got %" PRIu64, m);
+	if (!(n >= 1.0) || !isfinite(n))
+		return bs_fail(err, BS_ERR_PARAM, "capacity must be at least 1, got %g", n);
+	kk = round((double) m / n * LN2);
+	if (kk < 1)
+		kk = 1;
+	if (kk > BS_BLOOM_MAX_HASHES)
+	{
+		bs_fail(err, BS_ERR_PARAM,
+				"%" PRIu64 " bits for %.0f values would need %.0f hashes, more than the %d a filter may have",
+				m, n, kk, BS_BLOOM_MAX_HASHES);
+		bs_error_hint(err, "Use fewer bits per value (a false-positive rate above 1e-19).");
+		return BS_ERR_PARAM;
+	}
+	*k = (uint32_t) kk;
+	return BS_OK;
+}
+
+double
+bs_bloom_fpr_approx(double m, double n, double k)
+{
+	return pow(-expm1(-k * n / m), k);
+}
+
+bs_status
+bs_bloom_fpr_exact(uint64_t m, uint64_t n, uint32_t k, double *out, bs_error *err)
+{
+	/* P[i]: probability that exactly i distinct bits are set. */
+	static double P[10001];
+	double		throws,
+				width,
+				fpr = 0.0;
+	uint64_t	t,
+				top,
+				i;
+
+	if (bs_bloom_check_shape(m, k, err) != BS_OK)
+		return BS_ERR_PARAM;
+	throws = (double) n * k;
+	width = throws < (double) m ? throws : (double) m;
+	if (throws * width > BS_FPR_EXACT_MAX_WORK)
+	{
+		bs_fail(err, BS_ERR_LIMIT,
+				"the exact false-positive rate of %" PRIu64 " bits, %" PRIu64 " values and %u hashes needs about %.3g steps, more than the limit of %.0f",
+				m, n, k, throws * width, BS_FPR_EXACT_MAX_WORK);
+		bs_error_hint(err, "Use bloom_fpr_estimate(); for large filters it agrees with the exact rate (Bose et al.).");
+		return BS_ERR_LIMIT;
+	}
+	top = (uint64_t) width;
+	P[0] = 1.0;
+	for (i = 1; i <= top; i++)
+		P[i] = 0.0;
+	/* Each throw keeps i bits with probability i/m or sets a new one. */
+	for (t = 1; t <= (uint64_t) throws; t++)
+	{
+		uint64_t	hi = t < top ? t : top;
+
+		for (i = hi; i >= 1; i--)
+			P[i] = P[i] * ((double) i / m) + P[i - 1] * ((double) (m - i + 1) / m);
+		P[0] = 0.0;
+	}
+	for (i = 1; i <= top; i++)
+		fpr += P[i] * pow((double) i / m, k);
+	*out = fpr;
+	return BS_OK;
+}
+
+bs_status
+bs_bloom_size(uint64_t m, uint64_t *total, bs_error *err)
+{
+	if (m < 1 || m > BS_BLOOM_MAX_BITS)
+		return bs_bloom_check_shape(m, 1, err);
+	return bs_total_size(bs_bloom_payload_bytes(m), "bloom filter", total, err);
+}
+
+void
+bs_bloom_init(uint8_t *buf, uint64_t m, uint32_t k, uint8_t family, uint64_t seed)
+{
+	bs_header	h;
+
+	bs_header_init(&h, BS_KIND_BLOOM, family, seed);
+	h.p1 = m;
+	h.p2 = k;
+	bs_header_write(buf, &h);
+	memset(buf + BS_HEADER_SIZE, 0, bs_bloom_payload_bytes(m));
+}
+
+void
+bs_bloom_view(uint8_t *buf, bs_bloom *b)
+{
+	b->family = buf[BS_OFF_FAMILY];
+	b->seed = bs_load64(buf + 8);
+	b->m = bs_load64(buf + BS_OFF_P1);
+	b->k = bs_load32(buf + BS_OFF_P2);
+	b->buf = buf;
+	b->bits = buf + BS_HEADER_SIZE;
+}
+
+bs_status
+bs_bloom_check_mergeable(const bs_bloom *a, const bs_bloom *b, bs_error *err)
+{
+	if (a->m != b->m || a->k != b->k || a->seed != b->seed)
+	{
+		bs_fail(err, BS_ERR_SHAPE,
+				"cannot merge bloom filters of different shapes: %" PRIu64 " bits with %u hashes (seed %" PRIu64 ") and %" PRIu64 " bits with %u hashes (seed %" PRIu64 ")",
+				a->m, a->k, a->seed, b->m, b->k, b->seed);
+		bs_error_hint(err, "Merge filters built with the same capacity and fpr, or the same bits and hashes.");
+		return BS_ERR_SHAPE;
+	}
+	if (!bs_family_compatible(a->family, b->family))
+		return bs_fail(err, BS_ERR_FAMILY,
+					   "cannot merge a bloom filter of %s keys with a bloom filter of %s keys",
+					   bs_family_name(a->family), bs_family_name(b->family));
+	return BS_OK;
+}
+
+void
+bs_bloom_or(bs_bloom *dst, const bs_bloom *src)
+{
+	uint64_t	i,
+				nbytes = bs_bloom_payload_bytes(dst->m);
+
+	for (i = 0; i < nbytes; i++)
+		dst->bits[i] |= src->bits[i];
+	dst->family = bs_family_join(dst->family, src->family);
+	dst->buf[BS_OFF_FAMILY] = dst->family;
+}
+
+void
+bs_bloom_and(bs_bloom *dst, const bs_bloom *src)
+{
+	uint64_t	i,
+				nbytes = bs_bloom_payload_bytes(dst->m);
+
+	for (i = 0; i < nbytes; i++)
+		dst->bits[i] &= src->bits[i];
+	dst->family = bs_family_join(dst->family, src->family);
+	dst->buf[BS_OFF_FAMILY] = dst->family;
+}
+
+uint64_t
+bs_popcount(const uint8_t *bytes, uint64_t nbytes)
+{
+	uint64_t	count = 0,
+				i = 0;
+
+	for (; i + 8 <= nbytes; i += 8)
+	{
+		uint64_t	w;
+
+		memcpy(&w, bytes + i, 8);
+		count += (uint64_t) __builtin_popcountll(w);
+	}
+	for (; i < nbytes; i++)
+		count += (uint64_t) __builtin_popcount(bytes[i]);
+	return count;
+}
+
+double
+bs_bloom_cardinality(uint64_t m, uint32_t k, uint64_t bits_set)
+{
+	if (bits_set >= m)
+		return INFINITY;
+	return -((double) m / k) * log1p(-(double) bits_set / m);
+}
+
+double
+bs_bloom_fpr_from_fill(uint64_t m, uint32_t k, uint64_t bits_set)
+{
+	return pow((double) bits_set / m, k);
+}
+
+/* Is any bit of src[lo, lo+len) set? */
+static int
+range_has_bit(const uint8_t *src, uint64_t lo, uint64_t len)
+{
+	uint64_t	hi = lo + len;	/* exclusive */
+
+	while (lo < hi && (lo & 7) != 0)
+	{
+		if (src[lo >> 3] & (1u << (lo & 7)))
+			return 1;
+		lo++;
+	}
+	while (lo + 8 <= hi)
+	{
+		if (src[lo >> 3])
+			return 1;
+		lo += 8;
+	}
+	while (lo < hi)
+	{
+		if (src[lo >> 3] & (1u << (lo & 7)))
+			return 1;
+		lo++;
+	}
+	return 0;
+}
+
+void
+bs_bloom_fold(const uint8_t *src, uint64_t M, uint64_t f, uint8_t *dst)
+{
+	uint64_t	mm = M / f,
+				t;
+
+	memset(dst, 0, bs_bloom_payload_bytes(mm));
+	for (t = 0; t < mm; t++)
+		if (range_has_bit(src, t * f, f))
+			dst[t >> 3] |= (uint8_t) (1u << (t & 7));
+}
+
+bs_status
+bs_bloom_check(const bs_header *h, const uint8_t *payload, uint64_t plen,
+			   bs_error *err)
+{
+	uint64_t	need;
+
+	if (h->p1 < 1 || h->p1 > BS_BLOOM_MAX_BITS)
+		return bs_fail(err, BS_ERR_FORMAT,
+					   "bloom value has an invalid bit count %" PRIu64, h->p1);
+	if (h->p2 < 1 || h->p2 > BS_BLOOM_MAX_HASHES)
+		return bs_fail(err, BS_ERR_FORMAT,
+					   "bloom value has an invalid hash count %u (must be 1 to %d)",
+					   h->p2, BS_BLOOM_MAX_HASHES);
+	if (h->p3 != 0 || h->n != 0 || h->x != 0)
+		return bs_fail(err, BS_ERR_FORMAT,
+					   "bloom value has nonzero reserved header fields");
+	need = bs_bloom_payload_bytes(h->p1);
+	if (plen != need)
+		return bs_fail(err, BS_ERR_FORMAT,
+					   "bloom value of %" PRIu64 " bits must have %" PRIu64 " payload bytes, has %" PRIu64,
+					   h->p1, need, plen);
+	if (h->p1 % 8 != 0 && (payload[plen - 1] >> (h->p1 % 8)) != 0)
+		return bs_fail(err, BS_ERR_FORMAT,
+					   "bloom value has bits set past its last bit %" PRIu64, h->p1 - 1);
+	return BS_OK;
+}

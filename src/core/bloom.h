@@ -1,0 +1,113 @@
+/*
+ * bloom.h: the Bloom filter (seeds 000, 002, 004).
+ *
+ * Layout: header with p1 = m (bits), p2 = k (hashes), p3 = n = x = 0, then
+ * ceil(m/8) bytes of bits; bit j is bit (j mod 8) of byte j/8, and the bits
+ * past m in the last byte are zero.  Probe positions come from hash.h.
+ */
+#ifndef BS_BLOOM_H
+#define BS_BLOOM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "format.h"
+#include "hash.h"
+
+#define BS_BLOOM_MAX_HASHES 64
+/* Largest m: the whole sketch must fit in BS_MAX_SKETCH_BYTES. */
+#define BS_BLOOM_MAX_BITS ((BS_MAX_SKETCH_BYTES - BS_HEADER_SIZE) * 8)
+/* Work limit of the exact false-positive rate (throws x occupied bits). */
+#define BS_FPR_EXACT_MAX_WORK 100000000.0
+
+/* A decoded filter pointing into a buffer. */
+typedef struct bs_bloom
+{
+	uint64_t	m;
+	uint32_t	k;
+	uint8_t		family;
+	uint64_t	seed;
+	uint8_t    *buf;			/* the whole sketch, header first */
+	uint8_t    *bits;			/* ceil(m/8) bytes */
+} bs_bloom;
+
+static inline uint64_t
+bs_bloom_payload_bytes(uint64_t m)
+{
+	return m / 8 + (m % 8 != 0);
+}
+
+/* Sizing (seed formulas): m = ceil(-n ln p / ln^2 2), k = round(m/n ln 2). */
+bs_status	bs_bloom_optimal_bits(double n, double p, uint64_t *m, bs_error *err);
+bs_status	bs_bloom_optimal_hashes(uint64_t m, double n, uint32_t *k, bs_error *err);
+bs_status	bs_bloom_check_shape(uint64_t m, uint64_t k, bs_error *err);
+
+/* (1 - e^{-kn/m})^k, the seeds' approximation. */
+double		bs_bloom_fpr_approx(double m, double n, double k);
+
+/* Bose et al.'s exact rate, by dynamic programming over the bit occupancy. */
+bs_status	bs_bloom_fpr_exact(uint64_t m, uint64_t n, uint32_t k, double *out,
+							   bs_error *err);
+
+/* Fill a buffer of bs_bloom_size(m) bytes with an empty filter. */
+bs_status	bs_bloom_size(uint64_t m, uint64_t *total, bs_error *err);
+void		bs_bloom_init(uint8_t *buf, uint64_t m, uint32_t k, uint8_t family,
+						  uint64_t seed);
+
+/* View trusted bytes (already validated, or made by us). */
+void		bs_bloom_view(uint8_t *buf, bs_bloom *b);
+
+static inline void
+bs_bloom_add_hash(uint8_t *bits, uint64_t m, uint32_t k, uint64_t h)
+{
+	bs_probe	p;
+	uint32_t	i;
+
+	bs_probe_init(&p, h);
+	for (i = 0; i < k; i++)
+	{
+		uint64_t	pos = bs_probe_next(&p, m);
+
+		bits[pos >> 3] |= (uint8_t) (1u << (pos & 7));
+	}
+}
+
+static inline bool
+bs_bloom_contains_hash(const uint8_t *bits, uint64_t m, uint32_t k, uint64_t h)
+{
+	bs_probe	p;
+	uint32_t	i;
+
+	bs_probe_init(&p, h);
+	for (i = 0; i < k; i++)
+	{
+		uint64_t	pos = bs_probe_next(&p, m);
+
+		if ((bits[pos >> 3] & (1u << (pos & 7))) == 0)
+			return false;
+	}
+	return true;
+}
+
+/* Merges: dst op= src after checking that the shapes and families agree. */
+bs_status	bs_bloom_check_mergeable(const bs_bloom *a, const bs_bloom *b,
+									 bs_error *err);
+void		bs_bloom_or(bs_bloom *dst, const bs_bloom *src);
+void		bs_bloom_and(bs_bloom *dst, const bs_bloom *src);
+
+uint64_t	bs_popcount(const uint8_t *bytes, uint64_t nbytes);
+
+/* Swamidass and Baldi: n = -(m/k) ln(1 - X/m); +inf when every bit is set. */
+double		bs_bloom_cardinality(uint64_t m, uint32_t k, uint64_t bits_set);
+
+/* Current false-positive probability from the fill: (X/m)^k. */
+double		bs_bloom_fpr_from_fill(uint64_t m, uint32_t k, uint64_t bits_set);
+
+/* Fold a filter of M bits onto M/f bits (f divides M): bit j goes to j/f. */
+void		bs_bloom_fold(const uint8_t *src, uint64_t M, uint64_t f, uint8_t *dst);
+
+/* Kind check called by bs_validate(). */
+bs_status	bs_bloom_check(const bs_header *h, const uint8_t *payload,
+						   uint64_t plen, bs_error *err);
+
+#endif

@@ -1,0 +1,457 @@
+#include "builder.h"
+
+#include <inttypes.h>
+#include <math.h>
+
+#include "bloom.h"
+#include "endian.h"
+#include "hash.h"
+
+static double
+state_fpr(const uint8_t *s)
+{
+	uint64_t	bits = bs_load64(s + BS_OFF_X);
+	double		d;
+
+	memcpy(&d, &bits, sizeof(d));
+	return d;
+}
+
+static uint64_t
+fpr_bits(double fpr)
+{
+	uint64_t	bits;
+
+	memcpy(&bits, &fpr, sizeof(bits));
+	return bits;
+}
+
+static const uint8_t *
+slots_of(const uint8_t *s)
+{
+	return s + BS_HEADER_SIZE;
+}
+
+size_t
+bs_builder_size(const uint8_t *s)
+{
+	uint32_t	flags = bs_load32(s + BS_OFF_P3);
+	uint64_t	p1 = bs_load64(s + BS_OFF_P1);
+
+	if (flags & BS_BUILDER_DENSE)
+		return BS_HEADER_SIZE + bs_bloom_payload_bytes(p1);
+	return BS_HEADER_SIZE + p1 * 8;
+}
+
+uint32_t
+bs_builder_dense_hashes(double fpr)
+{
+	double		k = round(-log2(fpr));
+
+	if (k < 1)
+		k = 1;
+	if (k > BS_BLOOM_MAX_HASHES)
+		k = BS_BLOOM_MAX_HASHES;
+	return (uint32_t) k;
+}
+
+uint64_t
+bs_builder_dense_bits(double fpr, uint32_t k)
+{
+	double		capacity = (double) BS_BUILDER_EXACT_LIMIT * BS_BUILDER_DENSE_FACTOR;
+	double		need = ceil(-(double) k * capacity / log1p(-pow(fpr, 1.0 / k)));
+	double		units = ceil(need / (double) BS_FOLD_BASE);
+
+	return (uint64_t) units * BS_FOLD_BASE;
+}
+
+static bs_status
+check_fpr(double fpr, bs_error *err)
+{
+	if (!(fpr > 0.0 && fpr < 1.0))
+		return bs_fail(err, BS_ERR_PARAM,
+					   "false-positive rate must be between 0 and 1 (exclusive), got %g", fpr);
+	if (-log2(fpr) > BS_BLOOM_MAX_HASHES)
+		return bs_fail(err, BS_ERR_PARAM,
+					   "false-positive rate %g would need more than %d hashes",
+					   fpr, BS_BLOOM_MAX_HASHES);
+	return BS_OK;
+}
+
+static void
+write_state_header(uint8_t *s, uint8_t family, uint64_t seed, uint64_t p1,
+				   uint32_t p2, uint32_t flags, uint64_t n, double fpr)
+{
+	bs_header	h;
+
+	bs_header_init(&h, BS_KIND_BLOOM_STATE, family, seed);
+	h.p1 = p1;
+	h.p2 = p2;
+	h.p3 = flags;
+	h.n = n;
+	h.x = fpr_bits(fpr);
+	bs_header_write(s, &h);
+}
+
+bs_status
+bs_builder_new_auto(double fpr, uint8_t family, uint64_t seed,
+					const bs_allocator *a, uint8_t **out, bs_error *err)
+{
+	uint8_t    *s;
+
+	if (check_fpr(fpr, err) != BS_OK)
+		return BS_ERR_PARAM;
+	s = a->alloc(a->ctx, BS_HEADER_SIZE + BS_BUILDER_MIN_SLOTS * 8);
+	write_state_header(s, family, seed, BS_BUILDER_MIN_SLOTS, 0, 0, 0, fpr);
+	*out = s;
+	return BS_OK;
+}
+
+bs_status
+bs_builder_new_fixed(double capacity, double fpr, uint8_t family, uint64_t seed,
+					 const bs_allocator *a, uint8_t **out, bs_error *err)
+{
+	uint64_t	m,
+				total;
+	uint32_t	k;
+	uint8_t    *s;
+	bs_status	st;
+
+	if ((st = bs_bloom_optimal_bits(capacity, fpr, &m, err)) != BS_OK ||
+		(st = bs_bloom_optimal_hashes(m, capacity, &k, err)) != BS_OK ||
+		(st = bs_bloom_size(m, &total, err)) != BS_OK)
+		return st;
+	s = a->alloc(a->ctx, (size_t) total);
+	write_state_header(s, family, seed, m, k, BS_BUILDER_DENSE | BS_BUILDER_FIXED,
+					   (uint64_t) capacity, fpr);
+	*out = s;
+	return BS_OK;
+}
+
+bool
+bs_builder_same_target(const uint8_t *s, bool fixed, uint64_t capacity, double fpr)
+{
+	uint32_t	flags = bs_load32(s + BS_OFF_P3);
+
+	if (bs_load64(s + BS_OFF_X) != fpr_bits(fpr) ||
+		((flags & BS_BUILDER_FIXED) != 0) != fixed)
+		return false;
+	return !fixed || bs_load64(s + BS_OFF_N) == capacity;
+}
+
+/* Insert into an exact table known to have room; returns 1 if h was new. */
+static int
+table_insert(uint8_t *s, uint64_t h)
+{
+	uint64_t	slots = bs_load64(s + BS_OFF_P1);
+	uint64_t	mask = slots - 1;
+	uint64_t	idx = bs_reduce(h, slots);
+	uint8_t    *t = s + BS_HEADER_SIZE;
+
+	for (;;)
+	{
+		uint64_t	v = bs_load64(t + idx * 8);
+
+		if (v == h)
+			return 0;
+		if (v == 0)
+		{
+			bs_store64(t + idx * 8, h);
+			return 1;
+		}
+		idx = (idx + 1) & mask;
+	}
+}
+
+static int
+table_contains(const uint8_t *s, uint64_t h)
+{
+	uint64_t	slots = bs_load64(s + BS_OFF_P1);
+	uint64_t	mask = slots - 1;
+	uint64_t	idx = bs_reduce(h, slots);
+	const uint8_t *t = slots_of(s);
+
+	for (;;)
+	{
+		uint64_t	v = bs_load64(t + idx * 8);
+
+		if (v == h)
+			return 1;
+		if (v == 0)
+			return 0;
+		idx = (idx + 1) & mask;
+	}
+}
+
+/* Visit every hash an exact state holds. */
+#define FOR_EACH_HASH(s, h, body) \
+	do { \
+		uint64_t	slots_ = bs_load64((s) + BS_OFF_P1), i_; \
+		if (bs_load32((s) + BS_OFF_P3) & BS_BUILDER_HASZERO) \
+		{ uint64_t h = 0; body; } \
+		for (i_ = 0; i_ < slots_; i_++) \
+		{ \
+			uint64_t	h = bs_load64(slots_of(s) + i_ * 8); \
+			if (h != 0) { body; } \
+		} \
+	} while (0)
+
+static uint8_t *
+to_dense(const uint8_t *s, const bs_allocator *a)
+{
+	double		fpr = state_fpr(s);
+	uint32_t	k = bs_builder_dense_hashes(fpr);
+	uint64_t	M = bs_builder_dense_bits(fpr, k);
+	uint8_t    *d = a->alloc(a->ctx, BS_HEADER_SIZE + bs_bloom_payload_bytes(M));
+	uint8_t    *bits = d + BS_HEADER_SIZE;
+
+	write_state_header(d, s[BS_OFF_FAMILY], bs_load64(s + 8), M, k,
+					   BS_BUILDER_DENSE, 0, fpr);
+	FOR_EACH_HASH(s, h, bs_bloom_add_hash(bits, M, k, h));
+	return d;
+}
+
+static uint8_t *
+grow(const uint8_t *s, const bs_allocator *a)
+{
+	uint64_t	slots = bs_load64(s + BS_OFF_P1) * 2;
+	uint8_t    *g = a->alloc(a->ctx, BS_HEADER_SIZE + slots * 8);
+
+	memcpy(g, s, BS_HEADER_SIZE);
+	bs_store64(g + BS_OFF_P1, slots);
+	FOR_EACH_HASH(s, h, if (h != 0) table_insert(g, h));
+	return g;
+}
+
+uint8_t *
+bs_builder_add(uint8_t *s, uint64_t h, const bs_allocator *a)
+{
+	uint32_t	flags = bs_load32(s + BS_OFF_P3);
+	uint64_t	n,
+				slots;
+
+	if (flags & BS_BUILDER_DENSE)
+	{
+		bs_bloom_add_hash(s + BS_HEADER_SIZE, bs_load64(s + BS_OFF_P1),
+						  bs_load32(s + BS_OFF_P2), h);
+		return s;
+	}
+	if (h == 0 ? (flags & BS_BUILDER_HASZERO) != 0 : table_contains(s, h))
+		return s;
+
+	/* A new distinct hash: make room first. */
+	n = bs_load64(s + BS_OFF_N);
+	if (n + 1 > BS_BUILDER_EXACT_LIMIT)
+		return bs_builder_add(to_dense(s, a), h, a);
+	slots = bs_load64(s + BS_OFF_P1);
+	if (h != 0 && (n + 1) * 4 > slots * 3)
+		s = grow(s, a);
+	if (h == 0)
+		bs_store32(s + BS_OFF_P3, flags | BS_BUILDER_HASZERO);
+	else
+		table_insert(s, h);
+	bs_store64(s + BS_OFF_N, n + 1);
+	return s;
+}
+
+uint8_t *
+bs_builder_merge(uint8_t *dst, const uint8_t *src, const bs_allocator *a,
+				 bs_error *err, bs_status *status)
+{
+	uint32_t	df = bs_load32(dst + BS_OFF_P3),
+				sf = bs_load32(src + BS_OFF_P3);
+	uint8_t		family;
+
+	*status = BS_OK;
+	if (fpr_bits(state_fpr(dst)) != fpr_bits(state_fpr(src)) ||
+		(df & BS_BUILDER_FIXED) != (sf & BS_BUILDER_FIXED) ||
+		bs_load64(dst + 8) != bs_load64(src + 8) ||
+		((df & BS_BUILDER_FIXED) &&
+		 (bs_load64(dst + BS_OFF_P1) != bs_load64(src + BS_OFF_P1) ||
+		  bs_load64(dst + BS_OFF_N) != bs_load64(src + BS_OFF_N) ||
+		  bs_load32(dst + BS_OFF_P2) != bs_load32(src + BS_OFF_P2))))
+	{
+		*status = bs_fail(err, BS_ERR_SHAPE,
+						  "cannot merge bloom_agg states with different targets: fpr %g%s and fpr %g%s",
+						  state_fpr(dst), (df & BS_BUILDER_FIXED) ? " with a fixed capacity" : "",
+						  state_fpr(src), (sf & BS_BUILDER_FIXED) ? " with a fixed capacity" : "");
+		return NULL;
+	}
+	if (!bs_family_compatible(dst[BS_OFF_FAMILY], src[BS_OFF_FAMILY]))
+	{
+		*status = bs_fail(err, BS_ERR_FAMILY,
+						  "cannot merge a bloom_agg state of %s keys with one of %s keys",
+						  bs_family_name(dst[BS_OFF_FAMILY]),
+						  bs_family_name(src[BS_OFF_FAMILY]));
+		return NULL;
+	}
+	family = bs_family_join(dst[BS_OFF_FAMILY], src[BS_OFF_FAMILY]);
+
+	if (sf & BS_BUILDER_DENSE)
+	{
+		uint64_t	i,
+					nbytes;
+
+		if (!(df & BS_BUILDER_DENSE))
+			dst = to_dense(dst, a);
+		nbytes = bs_bloom_payload_bytes(bs_load64(dst + BS_OFF_P1));
+		for (i = 0; i < nbytes; i++)
+			dst[BS_HEADER_SIZE + i] |= src[BS_HEADER_SIZE + i];
+	}
+	else
+		FOR_EACH_HASH(src, h, dst = bs_builder_add(dst, h, a));
+	dst[BS_OFF_FAMILY] = family;
+	return dst;
+}
+
+/* 3-smooth fold factors 2^i 3^j dividing BS_FOLD_BASE, in descending order. */
+static int
+fold_factors(uint64_t *out)
+{
+	int			n = 0,
+				i,
+				j;
+
+	for (i = 0; i <= 10; i++)
+		for (j = 0; j <= 6; j++)
+		{
+			uint64_t	f = UINT64_C(1) << i;
+			int			t;
+
+			for (t = 0; t < j; t++)
+				f *= 3;
+			out[n++] = f;
+		}
+	/* insertion sort, descending */
+	for (i = 1; i < n; i++)
+	{
+		uint64_t	v = out[i];
+
+		for (j = i - 1; j >= 0 && out[j] < v; j--)
+			out[j + 1] = out[j];
+		out[j + 1] = v;
+	}
+	return n;
+}
+
+void
+bs_builder_result_shape(const uint8_t *s, uint64_t *m, uint32_t *k)
+{
+	uint32_t	flags = bs_load32(s + BS_OFF_P3);
+	double		fpr = state_fpr(s);
+
+	if (flags & BS_BUILDER_FIXED)
+	{
+		*m = bs_load64(s + BS_OFF_P1);
+		*k = bs_load32(s + BS_OFF_P2);
+	}
+	else if (flags & BS_BUILDER_DENSE)
+	{
+		uint64_t	M = bs_load64(s + BS_OFF_P1);
+		uint32_t	kk = bs_load32(s + BS_OFF_P2);
+		double		n = bs_bloom_cardinality(M, kk,
+											 bs_popcount(s + BS_HEADER_SIZE,
+														 bs_bloom_payload_bytes(M)));
+		uint64_t	factors[77];
+		int			nf = fold_factors(factors),
+					i;
+
+		*m = M;
+		*k = kk;
+		for (i = 0; i < nf; i++)
+			if (bs_bloom_fpr_approx((double) (M / factors[i]), n, kk) <= fpr)
+			{
+				*m = M / factors[i];
+				break;
+			}
+	}
+	else
+	{
+		uint64_t	n = bs_load64(s + BS_OFF_N);
+		double		dn = n < 1 ? 1.0 : (double) n;
+
+		/* Cannot fail: n <= BS_BUILDER_EXACT_LIMIT and fpr was checked. */
+		if (bs_bloom_optimal_bits(dn, fpr, m, NULL) != BS_OK ||
+			bs_bloom_optimal_hashes(*m, dn, k, NULL) != BS_OK)
+		{
+			*m = 1;
+			*k = 1;
+		}
+	}
+}
+
+void
+bs_builder_finish(const uint8_t *s, uint64_t m, uint32_t k, uint8_t *out)
+{
+	uint32_t	flags = bs_load32(s + BS_OFF_P3);
+
+	bs_bloom_init(out, m, k, s[BS_OFF_FAMILY], bs_load64(s + 8));
+	if (flags & BS_BUILDER_DENSE)
+	{
+		uint64_t	M = bs_load64(s + BS_OFF_P1);
+
+		if (M == m)
+			memcpy(out + BS_HEADER_SIZE, s + BS_HEADER_SIZE, bs_bloom_payload_bytes(m));
+		else
+			bs_bloom_fold(s + BS_HEADER_SIZE, M, M / m, out + BS_HEADER_SIZE);
+	}
+	else
+		FOR_EACH_HASH(s, h, bs_bloom_add_hash(out + BS_HEADER_SIZE, m, k, h));
+}
+
+bs_status
+bs_builder_check(const bs_header *h, const uint8_t *payload, uint64_t plen,
+				 bool deep, bs_error *err)
+{
+	double		fpr;
+
+	memcpy(&fpr, &h->x, sizeof(fpr));
+	if (check_fpr(fpr, err) != BS_OK)
+		return BS_ERR_FORMAT;
+	if (h->p3 & ~BS_BUILDER_FLAGS)
+		return bs_fail(err, BS_ERR_FORMAT, "bloom_agg_state has unknown flags 0x%x", h->p3);
+
+	if (h->p3 & BS_BUILDER_DENSE)
+	{
+		bs_header	bh = *h;
+
+		if (h->p3 & BS_BUILDER_HASZERO || ((h->p3 & BS_BUILDER_FIXED) ? h->n < 1 : h->n != 0))
+			return bs_fail(err, BS_ERR_FORMAT, "dense bloom_agg_state has an invalid count %" PRIu64, h->n);
+		if (!(h->p3 & BS_BUILDER_FIXED) &&
+			(h->p2 != bs_builder_dense_hashes(fpr) ||
+			 h->p1 != bs_builder_dense_bits(fpr, h->p2)))
+			return bs_fail(err, BS_ERR_FORMAT,
+						   "bloom_agg_state of %" PRIu64 " bits and %u hashes does not match its fpr %g",
+						   h->p1, h->p2, fpr);
+		bh.p3 = 0;
+		bh.x = 0;
+		return bs_bloom_check(&bh, payload, plen, err);
+	}
+	else
+	{
+		uint64_t	slots = h->p1,
+					used = 0,
+					i;
+
+		if (h->p3 & BS_BUILDER_FIXED)
+			return bs_fail(err, BS_ERR_FORMAT, "bloom_agg_state with a fixed capacity must be dense");
+		if (slots < BS_BUILDER_MIN_SLOTS || slots > BS_BUILDER_MAX_SLOTS ||
+			(slots & (slots - 1)) != 0 || h->p2 != 0)
+			return bs_fail(err, BS_ERR_FORMAT,
+						   "bloom_agg_state has an invalid table size %" PRIu64, slots);
+		if (plen != slots * 8)
+			return bs_fail(err, BS_ERR_FORMAT,
+						   "bloom_agg_state of %" PRIu64 " slots must have %" PRIu64 " payload bytes, has %" PRIu64,
+						   slots, slots * 8, plen);
+		if (!deep)
+			return BS_OK;
+		for (i = 0; i < slots; i++)
+			used += bs_load64(payload + i * 8) != 0;
+		if (used + ((h->p3 & BS_BUILDER_HASZERO) != 0) != h->n ||
+			h->n > BS_BUILDER_EXACT_LIMIT || used * 4 > slots * 3 || used == slots)
+			return bs_fail(err, BS_ERR_FORMAT,
+						   "bloom_agg_state counts %" PRIu64 " hashes but holds %" PRIu64 " in %" PRIu64 " slots",
+						   h->n, used, slots);
+	}
+	return BS_OK;
+}

@@ -1,0 +1,92 @@
+/*
+ * builder.h: the transition state of bloom_agg (SQL type bloom_agg_state).
+ *
+ * bloom_agg(x) without a capacity does not know how many distinct values its
+ * group will hold, yet must meet the requested false-positive rate p without
+ * a huge filter for every small group.  The rule (doc/sizing.md):
+ *
+ *   exact phase   Up to BS_BUILDER_EXACT_LIMIT distinct values the state
+ *                 keeps the distinct 64-bit hashes in an open-addressing
+ *                 table.  The final filter is then sized exactly for the
+ *                 distinct count n: m = ceil(-n ln p / ln^2 2),
+ *                 k = round(m/n ln 2), the same as bloom_empty(n, p).
+ *   dense phase   Past that, the hashes move into one filter of M bits sized
+ *                 for BS_BUILDER_DENSE_FACTOR times the limit, with
+ *                 k = round(log2(1/p)).  M is a multiple of 2^10 * 3^6, and
+ *                 the final function folds it onto M/f bits for the largest
+ *                 f = 2^i 3^j whose rate, at the cardinality estimated from
+ *                 the fill, is still at most p.  Folding is exact because
+ *                 positions are reduce(a, M) = floor(a M / 2^64), and
+ *                 floor(floor(a M / 2^64) / f) = floor(a (M/f) / 2^64).
+ *
+ * bloom_agg(x, capacity, fpr) uses a fixed dense state of the bloom_empty
+ * shape instead.  Every input order and every split into partial states gives
+ * the same final filter, byte for byte, so parallel plans equal serial ones.
+ *
+ * Header use: p1 = table slots (exact) or bits (dense); p2 = hashes (dense);
+ * p3 = flags; n = distinct hashes held (exact) or the capacity (fixed);
+ * x = target fpr (float8 bits).
+ */
+#ifndef BS_BUILDER_H
+#define BS_BUILDER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "format.h"
+#include "status.h"
+
+#define BS_BUILDER_DENSE 0x1u
+#define BS_BUILDER_FIXED 0x2u
+#define BS_BUILDER_HASZERO 0x4u
+#define BS_BUILDER_FLAGS (BS_BUILDER_DENSE | BS_BUILDER_FIXED | BS_BUILDER_HASZERO)
+
+#define BS_BUILDER_MIN_SLOTS 16
+#define BS_BUILDER_EXACT_LIMIT (UINT64_C(1) << 20)
+#define BS_BUILDER_MAX_SLOTS (UINT64_C(1) << 21)
+#define BS_BUILDER_DENSE_FACTOR 16
+#define BS_FOLD_BASE (UINT64_C(1024) * 729)
+
+/* Allocation is the caller's: alloc returns len zeroed bytes or does not return. */
+typedef struct bs_allocator
+{
+	uint8_t    *(*alloc) (void *ctx, size_t len);
+	void	   *ctx;
+} bs_allocator;
+
+/* Total byte length of a (trusted) state. */
+size_t		bs_builder_size(const uint8_t *state);
+
+bs_status	bs_builder_new_auto(double fpr, uint8_t family, uint64_t seed,
+								const bs_allocator *a, uint8_t **out, bs_error *err);
+bs_status	bs_builder_new_fixed(double capacity, double fpr, uint8_t family,
+								 uint64_t seed, const bs_allocator *a,
+								 uint8_t **out, bs_error *err);
+
+/* Do this state's target and shape equal the ones asked for? */
+bool		bs_builder_same_target(const uint8_t *state, bool fixed,
+								   uint64_t capacity, double fpr);
+
+/* Add one hash; returns the state, a new buffer when it had to grow. */
+uint8_t    *bs_builder_add(uint8_t *state, uint64_t h, const bs_allocator *a);
+
+/* dst += src (src unchanged); returns dst or a new buffer, NULL on error. */
+uint8_t    *bs_builder_merge(uint8_t *dst, const uint8_t *src,
+							 const bs_allocator *a, bs_error *err,
+							 bs_status *status);
+
+/* Shape of the final filter, then the filter itself into bs_bloom_size(m) bytes. */
+void		bs_builder_result_shape(const uint8_t *state, uint64_t *m, uint32_t *k);
+void		bs_builder_finish(const uint8_t *state, uint64_t m, uint32_t k,
+							  uint8_t *out);
+
+/* Parameters of the dense phase for a target rate. */
+uint32_t	bs_builder_dense_hashes(double fpr);
+uint64_t	bs_builder_dense_bits(double fpr, uint32_t k);
+
+/* Kind check called by bs_validate(). */
+bs_status	bs_builder_check(const bs_header *h, const uint8_t *payload,
+							 uint64_t plen, bool deep, bs_error *err);
+
+#endif

@@ -1,0 +1,107 @@
+/*
+ * format.h: the versioned binary format shared by every sketch kind.
+ *
+ * A sketch is a 48-byte little-endian header followed by a kind-specific
+ * payload (doc/format.md):
+ *
+ *   off size field
+ *     0    4 magic "BSKT"
+ *     4    1 format version (1)
+ *     5    1 kind (bs_kind)
+ *     6    1 hash algorithm (BS_HASH_XXH3_64)
+ *     7    1 key family (bs_family)
+ *     8    8 seed
+ *    16    8 p1   kind parameter (bloom: bits m)
+ *    24    4 p2   kind parameter (bloom: hashes k)
+ *    28    4 p3   kind flags
+ *    32    8 n    kind counter
+ *    40    8 x    kind parameter (aggregate state: target fpr as float8 bits)
+ *    48      payload
+ *
+ * bs_validate() is the one routine that decides whether bytes from outside
+ * (text input, binary receive, bytea cast) are a sketch of the expected
+ * kind; it checks every length and parameter before anything reads the
+ * payload.
+ */
+#ifndef BS_FORMAT_H
+#define BS_FORMAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "status.h"
+
+#define BS_MAGIC_0 'B'
+#define BS_MAGIC_1 'S'
+#define BS_MAGIC_2 'K'
+#define BS_MAGIC_3 'T'
+#define BS_FORMAT_VERSION 1
+#define BS_HEADER_SIZE 48
+
+/* Largest sketch in bytes: PostgreSQL's 1 GB allocation limit less the varlena header. */
+#define BS_MAX_SKETCH_BYTES ((uint64_t) 0x3fffffff - 4)
+
+typedef enum bs_kind
+{
+	BS_KIND_BLOOM = 1,
+	BS_KIND_BLOOM_STATE = 2		/* bloom_agg transition state */
+} bs_kind;
+
+typedef struct bs_header
+{
+	uint8_t		version;
+	uint8_t		kind;
+	uint8_t		hash_alg;
+	uint8_t		family;
+	uint64_t	seed;
+	uint64_t	p1;
+	uint32_t	p2;
+	uint32_t	p3;
+	uint64_t	n;
+	uint64_t	x;
+} bs_header;
+
+/* Byte offsets of the fields that per-row code reads and writes in place. */
+#define BS_OFF_FAMILY 7
+#define BS_OFF_P1 16
+#define BS_OFF_P2 24
+#define BS_OFF_P3 28
+#define BS_OFF_N 32
+#define BS_OFF_X 40
+
+const char *bs_kind_name(int kind);
+
+void		bs_header_init(bs_header *h, bs_kind kind, uint8_t family, uint64_t seed);
+void		bs_header_write(uint8_t *buf, const bs_header *h);
+
+/* Decode a header without checking more than its length; for trusted bytes. */
+void		bs_header_read(const uint8_t *buf, bs_header *h);
+
+/*
+ * Check that buf[0..len) is a complete, consistent sketch of the given kind.
+ * On success fills *h (if not NULL).  deep = true also checks what needs a
+ * pass over the payload (O(payload)); deep = false is O(1) and still proves
+ * that every read the parameters imply stays inside buf.  Bytes from outside
+ * get deep checks; values already stored get the quick one.
+ */
+bs_status	bs_validate(const uint8_t *buf, size_t len, bs_kind kind, bool deep,
+						bs_header *h, bs_error *err);
+
+/* Family bookkeeping shared by all kinds: NONE joins with anything. */
+bool		bs_family_compatible(uint8_t a, uint8_t b);
+uint8_t		bs_family_join(uint8_t a, uint8_t b);
+
+/* Overflow-checked total = HEADER + payload; BS_ERR_LIMIT past the 1 GB limit. */
+bs_status	bs_total_size(uint64_t payload, const char *what, uint64_t *total,
+						  bs_error *err);
+
+/* Hex text form: "\x" followed by 2 lowercase hex digits per byte. */
+size_t		bs_hex_encoded_len(size_t len);
+void		bs_hex_encode(const uint8_t *buf, size_t len, char *out);
+
+/* Decodes into out (capacity (strlen-2)/2); returns BS_ERR_FORMAT on bad text. */
+bs_status	bs_hex_decode(const char *text, size_t textlen, uint8_t *out,
+						  size_t *outlen, bs_error *err);
+
+#endif

@@ -1,0 +1,107 @@
+/*
+ * hash.h: the canonical hash and the probe positions derived from it.
+ *
+ * A key's canonical bytes (made by the SQL glue, see doc/hashing.md) are
+ * hashed once with XXH3-64 and a seed.  Every probe position of every sketch
+ * kind is derived from that one 64-bit value by enhanced double hashing
+ * (Kirsch and Mitzenmacher; Dillinger and Manolios), and reduced to [0, m)
+ * by a multiply-shift (Lemire), which needs no division.  Because
+ * everything derives from the 64-bit hash, a client outside the database can
+ * answer lookups from bloomsketch_hash() alone, and the auto-sizing
+ * aggregate can keep hashes and place them once it knows the final size.
+ */
+#ifndef BS_HASH_H
+#define BS_HASH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+/* Hash algorithms (header byte 6). */
+#define BS_HASH_XXH3_64 1
+
+/* Seed of every sketch made by this version. */
+#define BS_DEFAULT_SEED UINT64_C(0)
+
+/* Key families (header byte 7): which canonical form the keys took. */
+typedef enum bs_family
+{
+	BS_FAMILY_NONE = 0,			/* nothing added yet */
+	BS_FAMILY_INTEGER = 1,		/* int2, int4, int8 as int64 LE */
+	BS_FAMILY_TEXT = 2,			/* text, varchar, bpchar (trimmed), name */
+	BS_FAMILY_BYTEA = 3,
+	BS_FAMILY_UUID = 4,
+	BS_FAMILY_FLOAT = 5,		/* float4, float8 as canonical float8 LE */
+	BS_FAMILY_NUMERIC = 6,		/* normalised decimal text */
+	BS_FAMILY_DATE = 7,			/* days since 2000-01-01 as int64 LE */
+	BS_FAMILY_TIMESTAMP = 8,	/* microseconds since 2000-01-01 as int64 LE */
+	BS_FAMILY_TIMESTAMPTZ = 9	/* the same, in UTC */
+} bs_family;
+
+#define BS_FAMILY_MAX BS_FAMILY_TIMESTAMPTZ
+
+const char *bs_family_name(int family);
+
+static inline uint64_t
+bs_hash_bytes(const void *data, size_t len, uint64_t seed)
+{
+	return XXH3_64bits_withSeed(data, len, seed);
+}
+
+/* Map x uniformly onto [0, range) with a multiply-shift (no division). */
+static inline uint64_t
+bs_reduce(uint64_t x, uint64_t range)
+{
+#ifdef __SIZEOF_INT128__
+	return (uint64_t) (((unsigned __int128) x * range) >> 64);
+#else
+	uint64_t	xl = x & 0xffffffffu,
+				xh = x >> 32,
+				rl = range & 0xffffffffu,
+				rh = range >> 32;
+	uint64_t	ll = xl * rl,
+				lh = xl * rh,
+				hl = xh * rl,
+				hh = xh * rh;
+	uint64_t	mid = (ll >> 32) + (lh & 0xffffffffu) + (hl & 0xffffffffu);
+
+	return hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
+#endif
+}
+
+/*
+ * Probe sequence of one hash: position i is reduce(a_i, m) where
+ * a_0 = h, b_0 = rotl(h, 32), a_{i+1} = a_i + b_i, b_{i+1} = b_i + i + 1
+ * (all mod 2^64).  Usage:
+ *     bs_probe p; bs_probe_init(&p, h);
+ *     for (i = 0; i < k; i++) pos = bs_probe_next(&p, m);
+ */
+typedef struct bs_probe
+{
+	uint64_t	a;
+	uint64_t	b;
+	uint64_t	i;
+} bs_probe;
+
+static inline void
+bs_probe_init(bs_probe *p, uint64_t h)
+{
+	p->a = h;
+	p->b = (h << 32) | (h >> 32);
+	p->i = 0;
+}
+
+static inline uint64_t
+bs_probe_next(bs_probe *p, uint64_t range)
+{
+	uint64_t	pos = bs_reduce(p->a, range);
+
+	p->a += p->b;
+	p->i++;
+	p->b += p->i;
+	return pos;
+}
+
+#endif

@@ -1,0 +1,39 @@
+/*
+ * status.h: how the PostgreSQL-independent core reports a problem.
+ *
+ * The core never aborts and never prints.  A function that can fail returns
+ * a bs_status and fills a bs_error; the SQL glue turns that into an
+ * ereport(ERROR) with the SQLSTATE that fits the status.
+ */
+#ifndef BS_STATUS_H
+#define BS_STATUS_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+typedef enum bs_status
+{
+	BS_OK = 0,
+	BS_ERR_PARAM,				/* argument out of range (22023) */
+	BS_ERR_LIMIT,				/* size past a hard limit (54000) */
+	BS_ERR_FORMAT,				/* bytes are not a valid sketch (22P02/22P03) */
+	BS_ERR_SHAPE,				/* two sketches cannot be merged (22023) */
+	BS_ERR_FAMILY				/* key of another family (42804) */
+} bs_status;
+
+typedef struct bs_error
+{
+	char		msg[256];
+	char		detail[256];
+	char		hint[256];
+} bs_error;
+
+/* Fill err (msg, then optional detail/hint via bs_error_detail/hint); returns code. */
+bs_status	bs_fail(bs_error *err, bs_status code, const char *fmt,...)
+			__attribute__((format(printf, 3, 4)));
+void		bs_error_detail(bs_error *err, const char *fmt,...)
+			__attribute__((format(printf, 2, 3)));
+void		bs_error_hint(bs_error *err, const char *fmt,...)
+			__attribute__((format(printf, 2, 3)));
+
+#endif

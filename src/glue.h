@@ -1,0 +1,105 @@
+/*
+ * glue.h: what the SQL-facing files share (the only part that includes
+ * PostgreSQL headers): error reporting, sketch allocation, sketch arguments
+ * with a detoast cache, key families and hashing of Datums, and the text,
+ * binary and bytea forms that every sketch type has.
+ */
+#ifndef BS_GLUE_H
+#define BS_GLUE_H
+
+#include "postgres.h"
+
+#include "fmgr.h"
+#if PG_VERSION_NUM >= 160000
+#include "varatt.h"
+#endif
+
+#include "core/builder.h"
+#include "core/format.h"
+#include "core/hash.h"
+#include "core/status.h"
+
+/* --- errors (errors.c) --- */
+
+/*
+ * Raise the core's error as ereport(ERROR).  format_code is the SQLSTATE for
+ * BS_ERR_FORMAT (22P02 for text input, 22P03 for binary input).
+ */
+extern void bs_report(bs_status st, const bs_error *err, int format_code)
+			__attribute__((noreturn));
+
+/* Call a core function that takes a trailing bs_error *; raise on failure. */
+#define BS_TRY(call_with_err, format_code) \
+	do { \
+		bs_error	bs_err_; \
+		bs_status	bs_st_ = (call_with_err); \
+		if (bs_st_ != BS_OK) \
+			bs_report(bs_st_, &bs_err_, (format_code)); \
+	} while (0)
+#define BS_ERR (&bs_err_)
+
+/* --- sketch memory (sketch_io.c) --- */
+
+/* Sketch bytes live in a varlena with a 4-byte header right before them. */
+#define BS_DATA(v) ((uint8_t *) VARDATA(v))
+#define BS_VARLENA_OF(data) ((bytea *) ((char *) (data) - VARHDRSZ))
+
+/* New zeroed sketch of len bytes in CurrentMemoryContext. */
+extern bytea *bs_new_sketch(size_t len);
+
+/* Allocator for the core: zeroed varlenas in CurrentMemoryContext. */
+extern const bs_allocator bs_palloc_allocator;
+
+/* --- sketch arguments (sketch_arg.c) --- */
+
+/* A sketch argument's bytes; release with bs_sketch_release(). */
+typedef struct bs_sketch_ref
+{
+	uint8_t    *data;
+	size_t		len;
+	void	   *to_free;		/* a per-call detoasted copy, or NULL */
+} bs_sketch_ref;
+
+/*
+ * Fetch argument argno as a sketch of the given kind, O(1)-checked.  A
+ * TOASTed argument that is the same stored value as on the previous call
+ * (an InitPlan result, a constant) is detoasted once and reused from
+ * fn_extra, so a per-row lookup does no detoasting and no copying.
+ */
+extern void bs_sketch_arg(FunctionCallInfo fcinfo, int argno, bs_kind kind,
+						  bs_sketch_ref *ref);
+extern void bs_sketch_release(bs_sketch_ref *ref);
+
+/* A fresh writable copy of argument argno (for functions that return a new value). */
+extern bytea *bs_sketch_arg_copy(FunctionCallInfo fcinfo, int argno, bs_kind kind);
+
+/* --- keys (keys.c) --- */
+
+typedef struct bs_key_info
+{
+	Oid			typid;			/* base type of the argument */
+	uint8_t		family;
+} bs_key_info;
+
+/*
+ * Key info of argument argno, resolved once per call site and kept in
+ * fn_extra.  Unsupported types are an ERROR naming the type.
+ */
+extern const bs_key_info *bs_key_arg(FunctionCallInfo fcinfo, int argno);
+
+/* The canonical 64-bit hash of a non-NULL value (doc/hashing.md). */
+extern uint64_t bs_key_hash(const bs_key_info *ki, Datum value, uint64_t seed);
+
+/* ERROR (42804) if a key of ki's family cannot be used with a sketch of this family. */
+extern void bs_check_family(uint8_t sketch_family, const bs_key_info *ki,
+							const char *sketch_kind);
+
+/* --- text, binary and bytea forms (sketch_io.c) --- */
+
+extern Datum bs_sketch_in(const char *str, bs_kind kind);
+extern Datum bs_sketch_out(FunctionCallInfo fcinfo, bs_kind kind);
+extern Datum bs_sketch_recv(FunctionCallInfo fcinfo, bs_kind kind);
+extern Datum bs_sketch_send(FunctionCallInfo fcinfo, bs_kind kind);
+extern Datum bs_sketch_from_bytea(FunctionCallInfo fcinfo, bs_kind kind);
+
+#endif

@@ -1,0 +1,119 @@
+/*
+ * sketch_io.c: allocation and the external forms shared by every sketch
+ * type.  Text is "\x" plus hex, binary (send/recv) and the bytea cast carry
+ * the format bytes as they are (doc/format.md); every way in validates with
+ * the core's bs_validate() before a value exists.
+ */
+#include "glue.h"
+
+#include "libpq/pqformat.h"
+#include "utils/builtins.h"
+#include "utils/memutils.h"
+
+bytea *
+bs_new_sketch(size_t len)
+{
+	bytea	   *v;
+
+	if (len > BS_MAX_SKETCH_BYTES)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("sketch would take %zu bytes, more than the limit of %llu",
+						len, (unsigned long long) BS_MAX_SKETCH_BYTES)));
+	v = (bytea *) palloc0(VARHDRSZ + len);
+	SET_VARSIZE(v, VARHDRSZ + len);
+	return v;
+}
+
+static uint8_t *
+palloc_sketch(void *ctx, size_t len)
+{
+	(void) ctx;
+	return BS_DATA(bs_new_sketch(len));
+}
+
+const bs_allocator bs_palloc_allocator = {palloc_sketch, NULL};
+
+/* Validate len bytes and return them as a new varlena of the kind. */
+static Datum
+validated_copy(const uint8_t *bytes, size_t len, bs_kind kind, int format_code)
+{
+	bytea	   *v;
+
+	BS_TRY(bs_validate(bytes, len, kind, true, NULL, BS_ERR), format_code);
+	v = bs_new_sketch(len);
+	memcpy(BS_DATA(v), bytes, len);
+	return PointerGetDatum(v);
+}
+
+Datum
+bs_sketch_in(const char *str, bs_kind kind)
+{
+	size_t		textlen = strlen(str);
+	uint8_t    *buf;
+	size_t		len;
+	Datum		result;
+
+	buf = palloc(textlen / 2 + 1);
+	BS_TRY(bs_hex_decode(str, textlen, buf, &len, BS_ERR),
+		   ERRCODE_INVALID_TEXT_REPRESENTATION);
+	result = validated_copy(buf, len, kind, ERRCODE_INVALID_TEXT_REPRESENTATION);
+	pfree(buf);
+	return result;
+}
+
+Datum
+bs_sketch_out(FunctionCallInfo fcinfo, bs_kind kind)
+{
+	bytea	   *v = PG_GETARG_BYTEA_PP(0);
+	size_t		len = VARSIZE_ANY_EXHDR(v);
+	size_t		outlen = bs_hex_encoded_len(len);
+	char	   *out;
+
+	(void) kind;
+	if (outlen + 1 > MaxAllocSize)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("%s value of %zu bytes is too large for its text form",
+						bs_kind_name(kind), len),
+				 errhint("Use binary COPY or the bytea cast for sketches over 512 MB.")));
+	out = palloc(outlen + 1);
+	bs_hex_encode((const uint8_t *) VARDATA_ANY(v), len, out);
+	out[outlen] = '\0';
+	PG_RETURN_CSTRING(out);
+}
+
+Datum
+bs_sketch_recv(FunctionCallInfo fcinfo, bs_kind kind)
+{
+	StringInfo	buf = (StringInfo) PG_GETARG_POINTER(0);
+	int			len = buf->len - buf->cursor;
+	const char *bytes = pq_getmsgbytes(buf, len);
+
+	return validated_copy((const uint8_t *) bytes, (size_t) len, kind,
+						  ERRCODE_INVALID_BINARY_REPRESENTATION);
+}
+
+Datum
+bs_sketch_send(FunctionCallInfo fcinfo, bs_kind kind)
+{
+	bytea	   *v = PG_GETARG_BYTEA_PP(0);
+	StringInfoData buf;
+
+	(void) kind;
+	pq_begintypsend(&buf);
+	pq_sendbytes(&buf, VARDATA_ANY(v), VARSIZE_ANY_EXHDR(v));
+	PG_RETURN_BYTEA_P(pq_endtypsend(&buf));
+}
+
+Datum
+bs_sketch_from_bytea(FunctionCallInfo fcinfo, bs_kind kind)
+{
+	bytea	   *v = PG_GETARG_BYTEA_P(0);
+
+	/* Same layout as the sketch: validate and hand the value on. */
+	BS_TRY(bs_validate((const uint8_t *) VARDATA(v), VARSIZE(v) - VARHDRSZ, kind,
+					   true, NULL, BS_ERR),
+		   ERRCODE_INVALID_BINARY_REPRESENTATION);
+	PG_RETURN_BYTEA_P(v);
+}

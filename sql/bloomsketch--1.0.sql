@@ -60,6 +60,24 @@ CREATE OPERATOR <@ (LEFTARG = anyelement, RIGHTARG = bloom, FUNCTION = bloom_con
   COMMUTATOR = @>);
 COMMENT ON OPERATOR <@ (anyelement, bloom) IS 'value is probably contained in filter';
 
+-- text overloads: an unknown literal ('abc') cannot resolve anyelement, so
+-- these make f @> 'abc' and bloom_add(f, 'abc') work; same C functions.
+CREATE FUNCTION bloom_add(bloom, text) RETURNS bloom
+  AS 'MODULE_PATHNAME', 'bloom_add' LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_add(bloom, text) IS 'a new filter with the text value added; a NULL value returns the filter unchanged';
+CREATE FUNCTION bloom_contains(bloom, text) RETURNS boolean
+  AS 'MODULE_PATHNAME', 'bloom_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_contains(bloom, text) IS 'false if the text value was certainly never added; true if it probably was';
+CREATE FUNCTION bloom_contained(text, bloom) RETURNS boolean
+  AS 'MODULE_PATHNAME', 'bloom_contained' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_contained(text, bloom) IS 'bloom_contains with the arguments swapped (operator <@)';
+CREATE OPERATOR @> (LEFTARG = bloom, RIGHTARG = text, FUNCTION = bloom_contains,
+  COMMUTATOR = <@);
+COMMENT ON OPERATOR @> (bloom, text) IS 'filter probably contains the text value';
+CREATE OPERATOR <@ (LEFTARG = text, RIGHTARG = bloom, FUNCTION = bloom_contained,
+  COMMUTATOR = @>);
+COMMENT ON OPERATOR <@ (text, bloom) IS 'text value is probably contained in filter';
+
 -- merging
 CREATE FUNCTION bloom_union(bloom, bloom) RETURNS bloom
   AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
@@ -133,6 +151,9 @@ COMMENT ON FUNCTION bloom_fpr_exact(bigint, bigint, integer) IS 'Bose et al.''s 
 CREATE FUNCTION bloomsketch_hash(anyelement) RETURNS bigint
   AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION bloomsketch_hash(anyelement) IS 'the canonical 64-bit hash of a value (XXH3-64 of its canonical key bytes, seed 0; doc/hashing.md)';
+CREATE FUNCTION bloomsketch_hash(text) RETURNS bigint
+  AS 'MODULE_PATHNAME', 'bloomsketch_hash' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloomsketch_hash(text) IS 'the canonical 64-bit hash of a text value (so unknown literals resolve)';
 
 -- ---------------------------------------------------------------------------
 -- bloom_agg and its transition state

@@ -424,6 +424,7 @@ bs_builder_check(const bs_header *h, const uint8_t *payload, uint64_t plen,
 						   "bloom_agg_state of %" PRIu64 " bits and %u hashes does not match its fpr %g",
 						   h->p1, h->p2, fpr);
 		bh.p3 = 0;
+		bh.n = 0;
 		bh.x = 0;
 		return bs_bloom_check(&bh, payload, plen, err);
 	}

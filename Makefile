@@ -13,7 +13,8 @@ OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
 REGRESS = $(sort $(filter-out bloomsketch--%,$(basename $(notdir $(wildcard sql/*.sql)))))
 REGRESS_OPTS = --inputdir=. --outputdir=.
 
-PG_CPPFLAGS = -I$(srcdir)/src -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
+# -Wno-unused-parameter: PostgreSQL's own headers (pg_list.h, bufpage.h) trip it.
+PG_CPPFLAGS = -I$(srcdir)/src -Wall -Wextra -Wno-unused-parameter
 ifdef WERROR
 PG_CPPFLAGS += -Werror
 endif

@@ -13,16 +13,21 @@
 #include "access/detoast.h"
 #include "utils/memutils.h"
 
+/* One cached detoasted sketch per sketch argument position. */
+#define BS_CACHED_ARGS 2
+
+typedef struct bs_cached_sketch
+{
+	bool		ready;
+	struct varatt_external toast_id;
+	struct varlena *sketch;		/* in fn_mcxt */
+} bs_cached_sketch;
+
 typedef struct bs_call_cache
 {
 	bool		key_ready;
 	bs_key_info key;
-
-	/* cached detoasted sketch argument */
-	bool		sketch_ready;
-	int			sketch_argno;
-	struct varatt_external toast_id;
-	struct varlena *sketch;		/* in fn_mcxt */
+	bs_cached_sketch sketches[BS_CACHED_ARGS];
 } bs_call_cache;
 
 static bs_call_cache *
@@ -68,27 +73,26 @@ bs_sketch_arg(FunctionCallInfo fcinfo, int argno, bs_kind kind, bs_sketch_ref *r
 	struct varlena *raw = (struct varlena *) PG_GETARG_POINTER(argno);
 	struct varlena *v;
 
-	if (VARATT_IS_EXTERNAL_ONDISK(raw))
+	if (VARATT_IS_EXTERNAL_ONDISK(raw) && argno < BS_CACHED_ARGS)
 	{
-		bs_call_cache *c = get_cache(fcinfo);
+		bs_cached_sketch *c = &get_cache(fcinfo)->sketches[argno];
 		struct varatt_external id;
 
 		VARATT_EXTERNAL_GET_POINTER(id, raw);
-		if (!c->sketch_ready || c->sketch_argno != argno ||
-			memcmp(&id, &c->toast_id, sizeof(id)) != 0)
+		if (!c->ready || memcmp(&id, &c->toast_id, sizeof(id)) != 0)
 		{
 			MemoryContext old = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
 
+			c->ready = false;
 			if (c->sketch)
 				pfree(c->sketch);
-			c->sketch_ready = false;
+			c->sketch = NULL;
 			c->sketch = detoast_attr(raw);
 			MemoryContextSwitchTo(old);
 			quick_check((uint8_t *) VARDATA_ANY(c->sketch),
 						VARSIZE_ANY_EXHDR(c->sketch), kind);
 			c->toast_id = id;
-			c->sketch_argno = argno;
-			c->sketch_ready = true;
+			c->ready = true;
 		}
 		ref->data = (uint8_t *) VARDATA_ANY(c->sketch);
 		ref->len = VARSIZE_ANY_EXHDR(c->sketch);

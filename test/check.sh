@@ -1,0 +1,239 @@
+#!/usr/bin/env bash
+#
+# test/check.sh: the whole test suite (README: `bash test/check.sh`; CI: .ci/run).
+#
+# Runs the stages of the table below in order, each timed, with its output shown (the output of
+# the stages run with bs_run, i.e. build, unit and regress, is also kept in test/.work/check/),
+# and ends with one line alone: `N passed, N failed`.
+# Exits non-zero when anything failed or could not run.  Works as root (the test server then runs
+# as the postgres OS user) or as a user with sudo (used only for apt-get and make install).
+#
+# Counting: a "step" stage counts as one test (passed or failed); a "suite" stage counts the
+# results its runner prints (make unittest's `unit: N passed, N failed`, pg_regress's
+# `All N tests passed.` / `N of M tests failed.`, prove's `Files=..., Tests=N` and `Failed X/Y`);
+# a "setup" stage counts only when it fails.  A stage whose prerequisite failed is not run and
+# counts as one failure (except setup stages).
+#
+# Adding a stage: write a function stage_NAME (return 0 on success; a suite runs its command with
+# `bs_run "$BS_STAGE_LOG" "$(bs_time_left)" CMD...` so its output is parsed) and add a row to
+# BS_STAGES.  Example for TAP tests later:
+#     "tap      suite  install,cluster  stage_tap"
+# with stage_tap running `prove` (as the unprivileged server user if it runs initdb itself).
+#
+# Settings: BS_BUDGET (seconds for the whole run, 900), plus those of test/lib.sh.
+
+set -uo pipefail # no -e: a failing stage is recorded, the others still run when they can
+
+# shellcheck source=test/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+# name      kind   needs (comma-separated)  function
+BS_STAGES=(
+	"deps       setup  -                  stage_deps"
+	"build      step   deps               stage_build"
+	"install    setup  build              stage_install"
+	"unit       suite  deps               stage_unit"
+	"cluster    setup  install            stage_cluster_start"
+	"regress    suite  cluster            stage_regress"
+	"stop       setup  cluster            stage_cluster_stop"
+)
+
+: "${BS_BUDGET:=900}" # the whole run must stay under 15 minutes
+BS_T0=$(date +%s)
+
+# Seconds left for a stage: the budget minus what was used, minus a reserve for stopping the
+# server and printing the summary.
+bs_time_left() {
+	local left=$((BS_BUDGET - ($(date +%s) - BS_T0) - 30))
+	[ "$left" -lt 10 ] && left=10
+	echo "$left"
+}
+
+# ---------------------------------------------------------------------------------------------
+# Stages.  Each returns 0 on success.  A suite may set BS_STAGE_PASSED / BS_STAGE_FAILED itself;
+# otherwise the runner parses BS_STAGE_LOG.
+
+stage_deps() {
+	bs_install_deps
+}
+
+stage_build() {
+	bs_run "$BS_STAGE_LOG" "$(bs_time_left)" make -C "$BS_ROOT" -j"${BS_MAKE_JOBS:-$(nproc)}" \
+		WERROR=1 PG_CONFIG="$BS_PG_CONFIG"
+}
+
+stage_install() {
+	bs_install
+}
+
+stage_unit() {
+	bs_run "$BS_STAGE_LOG" "$(bs_time_left)" make -C "$BS_ROOT" unittest WERROR=1 PG_CONFIG="$BS_PG_CONFIG"
+}
+
+stage_cluster_start() {
+	bs_cluster_start
+}
+
+stage_regress() {
+	local rc=0 f
+	rm -f "$BS_ROOT/regression.diffs"
+	bs_run "$BS_STAGE_LOG" "$(bs_time_left)" make -C "$BS_ROOT" installcheck PG_CONFIG="$BS_PG_CONFIG" || rc=$?
+	if [ "$rc" -ne 0 ]; then
+		for f in "$BS_ROOT"/regression.diffs "$BS_ROOT"/*/regression.diffs; do
+			[ -s "$f" ] || continue
+			echo "==== $f (first 200 lines) ===="
+			head -n 200 "$f"
+			echo "==== end of $f ($(wc -l <"$f") lines) ===="
+		done
+	fi
+	return "$rc"
+}
+
+stage_cluster_stop() {
+	if [ "$BS_FAILED" -gt 0 ]; then
+		bs_cluster_stop --keep-log
+	else
+		bs_cluster_stop
+	fi
+}
+
+# ---------------------------------------------------------------------------------------------
+# Parsing the runners' closing lines.  Prints "PASSED FAILED", or nothing when none was found.
+
+bs_count_results() {
+	awk '
+	# make unittest: the last "unit: N passed, N failed" line is the total
+	/^unit: [0-9]+ passed, [0-9]+ failed/ {
+		u_p = $2; u_f = $4; unit = 1; next
+	}
+	# pg_regress, one line per test ("test name ... ok 12 ms", "     name ... FAILED 3 ms"),
+	# counted only for a run cut short before its totals line
+	/^(test|    ) +[^ ]+ +\.\.\. ok( |$)/ { pend_p++; next }
+	/^(test|    ) +[^ ]+ +\.\.\. FAILED( |$)/ { pend_f++; next }
+	# pg_regress totals (PG15: " All 5 tests passed. ", PG16+: "# All 5 tests passed.")
+	match($0, /All [0-9]+ tests passed/) {
+		split(substr($0, RSTART, RLENGTH), a, " "); r_p += a[2]; reg = 1; pend_p = pend_f = 0; next
+	}
+	# " 1 of 5 tests failed. " and " 2 of 5 tests failed, 1 of these failures ignored. "
+	match($0, /[0-9]+ of [0-9]+ tests failed/) {
+		split(substr($0, RSTART, RLENGTH), a, " "); r_f += a[1]; r_p += a[3] - a[1]; reg = 1
+		pend_p = pend_f = 0; next
+	}
+	# " 4 of 5 tests passed, 1 failed test(s) ignored. "
+	match($0, /[0-9]+ of [0-9]+ tests passed/) {
+		split(substr($0, RSTART, RLENGTH), a, " "); r_p += a[1]; r_f += a[3] - a[1]; reg = 1
+		pend_p = pend_f = 0; next
+	}
+	# prove: "Failed 2/20 subtests", "Files=3, Tests=20, ...", "Result: PASS|FAIL"
+	match($0, /^Failed [0-9]+\/[0-9]+ subtests/) {
+		split(substr($0, RSTART + 7, RLENGTH - 7), a, "/"); t_sub += a[1] + 0; next
+	}
+	match($0, /^Files=[0-9]+, Tests=[0-9]+/) {
+		s = substr($0, RSTART, RLENGTH); sub(/.*Tests=/, "", s); t_n += s; tap = 1; next
+	}
+	/^Result: FAIL/ { t_fail_runs++ }
+	END {
+		p = 0; f = 0; found = 0
+		if (unit) { p += u_p; f += u_f; found = 1 }
+		if (pend_p + pend_f > 0) { r_p += pend_p; r_f += pend_f; reg = 1 }
+		if (reg) { p += r_p; f += r_f; found = 1 }
+		if (tap) {
+			tf = t_sub; if (t_fail_runs > 0 && tf == 0) tf = 1
+			p += t_n - t_sub; f += tf; found = 1
+		}
+		if (found) print p, f
+	}' "$1"
+}
+
+# ---------------------------------------------------------------------------------------------
+# The runner
+
+BS_PASSED=0
+BS_FAILED=0
+BS_WORK=$BS_ROOT/test/.work/check
+if ! mkdir -p "$BS_WORK" 2>/dev/null || [ ! -w "$BS_WORK" ]; then
+	BS_WORK=$(mktemp -d "${TMPDIR:-/tmp}/bloomsketch-check.XXXXXX")
+fi
+declare -A BS_STATUS=()
+BS_REPORT=()
+
+bs_now_ms() { date +%s%3N; }
+
+bs_run_stage() {
+	local name=$1 kind=$2 needs=$3 fn=$4 need status p=0 f=0 rc=0 t0 ms counts
+	BS_STAGE_LOG=$BS_WORK/$name.log
+	: >"$BS_STAGE_LOG"
+	BS_STAGE_PASSED=
+	BS_STAGE_FAILED=
+
+	if [ "$needs" != - ]; then
+		for need in ${needs//,/ }; do
+			if [ "${BS_STATUS[$need]:-}" != ok ]; then
+				BS_STATUS[$name]=skipped
+				[ "$kind" = setup ] || f=1
+				BS_FAILED=$((BS_FAILED + f))
+				BS_REPORT+=("$(printf '%-10s %-24s %6s %6s %8s' "$name" "not run (needs $need)" - "$f" -)")
+				echo
+				echo "=== $name: not run, because $need did not succeed"
+				return 0
+			fi
+		done
+	fi
+
+	echo
+	echo "=== $name ($fn) ==="
+	t0=$(bs_now_ms)
+	"$fn" || rc=$?
+	ms=$(($(bs_now_ms) - t0))
+
+	case $kind in
+	setup)
+		[ "$rc" -eq 0 ] || f=1
+		;;
+	step)
+		if [ "$rc" -eq 0 ]; then p=1; else f=1; fi
+		;;
+	suite)
+		if [ -n "$BS_STAGE_PASSED" ]; then
+			p=$BS_STAGE_PASSED f=${BS_STAGE_FAILED:-0}
+		elif counts=$(bs_count_results "$BS_STAGE_LOG") && [ -n "$counts" ]; then
+			read -r p f <<<"$counts"
+		elif [ "$rc" -eq 0 ]; then
+			echo "[bloomsketch] $name: no test results found in its output; counted as one step" >&2
+			p=1
+		fi
+		# a failed runner always counts at least one failure (crash, timeout, build error)
+		if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
+		;;
+	esac
+	if [ "$rc" -eq 0 ] && [ "$f" -eq 0 ]; then status=ok; else status="FAILED (exit $rc)"; fi
+	BS_STATUS[$name]=${status%% *}
+	BS_PASSED=$((BS_PASSED + p))
+	BS_FAILED=$((BS_FAILED + f))
+	BS_REPORT+=("$(printf '%-10s %-24s %6s %6s %7d.%01ds' "$name" "$status" \
+		"$([ "$kind" = setup ] && echo - || echo "$p")" "$f" $((ms / 1000)) $((ms % 1000 / 100)))")
+	echo "=== $name: $status (${ms} ms)"
+}
+
+main() {
+	local row
+	bs_install_trap # Ctrl-C or an error stops whatever runs, and the server if it is up
+	echo "bloomsketch check: $(date -u '+%Y-%m-%d %H:%M:%S UTC') as $(id -un), repo $BS_ROOT"
+	echo "stage logs in $BS_WORK"
+	for row in "${BS_STAGES[@]}"; do
+		# shellcheck disable=SC2086  # split the row into its columns
+		bs_run_stage $row
+	done
+	# in case a stage was skipped while the server was up
+	if [ -n "$BS_CLUSTER_DIR" ]; then bs_cluster_stop; fi
+
+	echo
+	echo "=== summary ($(($(date +%s) - BS_T0)) s in all, stage logs in $BS_WORK)"
+	printf '%-10s %-24s %6s %6s %8s\n' stage result passed failed time
+	printf '%s\n' "${BS_REPORT[@]}"
+	echo
+	echo "$BS_PASSED passed, $BS_FAILED failed"
+	[ "$BS_FAILED" -eq 0 ]
+}
+
+main "$@"

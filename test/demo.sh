@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+#
+# test/demo.sh: see bloomsketch at work (README: `bash test/demo.sh`).
+#
+# Installs the Debian packages it needs, builds and installs the extension, starts a throwaway
+# PostgreSQL 15 server (temp dir, unix socket only, run by an unprivileged OS user), runs
+# test/demo.sql with psql and stops the server.  Nothing is left running, even on error or Ctrl-C.
+# Works as root or as a user with sudo (sudo is used only for apt-get and make install).
+
+set -euo pipefail
+
+# shellcheck source=test/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+bs_install_deps
+bs_build_install
+bs_cluster_start
+psql -X -v ON_ERROR_STOP=1 -f "$BS_ROOT/test/demo.sql"
+bs_cluster_stop

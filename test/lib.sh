@@ -1,0 +1,388 @@
+# shellcheck shell=bash
+#
+# test/lib.sh: shared helpers of test/demo.sh and test/check.sh (source it, do not run it).
+#
+#   bs_install_deps     apt-get install the Debian packages that are missing (sudo when not root)
+#   bs_build            make WERROR=1, as the invoking user
+#   bs_install          make install, as root (sudo when not root)
+#   bs_build_install    both
+#   bs_cluster_start    initdb + start a throwaway PostgreSQL 15 server in a fresh temp dir, on a
+#                       free port, unix socket only, trust auth, run by an unprivileged OS user;
+#                       exports PGHOST PGPORT PGUSER PGDATABASE (and puts its bin dir first in PATH)
+#   bs_cluster_stop     stop it and remove the temp dir ([--keep-log] copies the server log first)
+#   bs_run LOG SECS CMD...   run CMD with a time limit, output to the terminal and appended to LOG
+#   bs_install_trap     the cleanup traps (installed by bs_cluster_start; earlier if bs_run is used)
+#
+# Once bs_cluster_start has run, a trap stops the server and removes its directory on any exit,
+# error, Ctrl-C or TERM, so nothing is left running.
+#
+# The functions return non-zero on failure instead of relying on `set -e`, so they also behave in
+# `if`/`||` contexts (test/check.sh runs its stages that way).
+#
+# Settings (environment):
+#   BS_EXTRA_PACKAGES   more Debian packages, space-separated (for example clang for the fuzzers)
+#   BS_PORT_START       first port probed by bs_cluster_start (54329)
+#   BS_TMPBASE          where the cluster's temp dir goes (/tmp; keep it short: the socket path
+#                       must stay under 108 bytes)
+#   BS_SERVER_SETTINGS  extra postgresql.conf lines for the test cluster (newline-separated)
+#   BS_MAKE_JOBS        parallel make jobs for the build (number of CPUs)
+
+# Debian packages the build, the unit tests and the regression tests need.
+BS_PACKAGES="postgresql-15 postgresql-server-dev-15 libxxhash-dev build-essential libipc-run-perl"
+# Extra Debian packages go here (one variable, space-separated), e.g. "clang" for the fuzzers.
+: "${BS_EXTRA_PACKAGES:=}"
+
+BS_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BS_PG_VERSION=15
+: "${BS_PGBIN:=/usr/lib/postgresql/$BS_PG_VERSION/bin}"
+: "${BS_PG_CONFIG:=$BS_PGBIN/pg_config}"
+: "${BS_PORT_START:=54329}"
+: "${BS_TMPBASE:=/tmp}"
+: "${BS_SERVER_SETTINGS:=}"
+
+bs_log() { printf '%s\n' "[bloomsketch] $*" >&2; }
+bs_die() { bs_log "ERROR: $*"; exit 1; }
+
+bs_is_root() { [ "$(id -u)" -eq 0 ]; }
+
+# Run a command as root: directly when we are root, else with sudo.
+bs_sudo() {
+	if bs_is_root; then
+		"$@"
+	elif command -v sudo >/dev/null 2>&1; then
+		sudo "$@"
+	else
+		bs_log "ERROR: need root for: $* (run as root, or install and configure sudo)"
+		return 1
+	fi
+}
+
+# ---------------------------------------------------------------------------------------------
+# Dependencies
+
+bs__pkg_installed() {
+	dpkg -s "$1" 2>/dev/null | grep -q '^Status: install ok installed$'
+}
+
+bs_install_deps() {
+	local pkg missing=()
+	# shellcheck disable=SC2086  # word splitting of the package lists is intended
+	for pkg in $BS_PACKAGES $BS_EXTRA_PACKAGES; do
+		bs__pkg_installed "$pkg" || missing+=("$pkg")
+	done
+	if [ "${#missing[@]}" -eq 0 ]; then
+		bs_log "Debian packages: all present"
+		return 0
+	fi
+	bs_log "Debian packages: installing ${missing[*]}"
+	local apt_opts=(-y -q -o Dpkg::Use-Pty=0 --no-install-recommends)
+	bs_sudo env DEBIAN_FRONTEND=noninteractive apt-get -q update </dev/null || {
+		bs_log "ERROR: apt-get update failed"
+		return 1
+	}
+	bs_sudo env DEBIAN_FRONTEND=noninteractive apt-get install "${apt_opts[@]}" "${missing[@]}" </dev/null || {
+		bs_log "ERROR: apt-get install ${missing[*]} failed"
+		return 1
+	}
+	for pkg in "${missing[@]}"; do
+		bs__pkg_installed "$pkg" || {
+			bs_log "ERROR: package $pkg is still not installed"
+			return 1
+		}
+	done
+}
+
+# ---------------------------------------------------------------------------------------------
+# Build
+
+bs_build() {
+	bs_log "make WERROR=1 (as $(id -un))"
+	(cd "$BS_ROOT" && make -j"${BS_MAKE_JOBS:-$(nproc)}" WERROR=1 PG_CONFIG="$BS_PG_CONFIG")
+}
+
+bs_install() {
+	bs_log "make install (as root)"
+	(cd "$BS_ROOT" && bs_sudo make install WERROR=1 PG_CONFIG="$BS_PG_CONFIG")
+}
+
+bs_build_install() {
+	bs_build && bs_install
+}
+
+# ---------------------------------------------------------------------------------------------
+# Running commands with a time limit
+
+BS__CHILD=
+
+# bs_run LOG SECS CMD...: run CMD (a program, not a shell function) with its stdout and stderr
+# shown and appended to LOG; kill its whole process tree after SECS seconds.  Returns CMD's status
+# (124 on timeout).  It waits with the `wait` builtin so that Ctrl-C reaches our trap at once.
+bs_run() {
+	local log=$1 secs=$2 rc=0
+	shift 2
+	# timeout puts itself and CMD in a process group of their own and, on expiry, signals the
+	# whole group (make, pg_regress, psql, tee).  tee runs inside it too, so nothing outlives it.
+	# shellcheck disable=SC2016  # expanded by the inner bash
+	BS_RUN_LOG=$log timeout -k 15 "$secs" bash -c 'set -o pipefail; "$@" 2>&1 | tee -a "$BS_RUN_LOG"' bash "$@" &
+	BS__CHILD=$!
+	wait "$BS__CHILD" || rc=$?
+	BS__CHILD=
+	if [ "$rc" -eq 124 ]; then
+		printf '%s\n' "[bloomsketch] TIMEOUT: '$*' did not finish in ${secs}s; killed" | tee -a "$log" >&2
+	fi
+	return "$rc"
+}
+
+# ---------------------------------------------------------------------------------------------
+# The throwaway cluster
+
+BS_CLUSTER_DIR=
+BS_PGDATA=
+BS_PGLOG=
+BS_SERVER_USER=
+BS__TRAP_SET=
+
+# The OS user that runs the server: ourselves when not root; as root the postgres user that
+# postgresql-15 creates (or a dedicated system user if it does not exist).
+bs__pick_server_user() {
+	if ! bs_is_root; then
+		BS_SERVER_USER=$(id -un)
+		return 0
+	fi
+	if id -u postgres >/dev/null 2>&1; then
+		BS_SERVER_USER=postgres
+		return 0
+	fi
+	if ! id -u bloomsketch >/dev/null 2>&1; then
+		bs_log "creating system user bloomsketch to run the test server"
+		useradd --system --user-group --no-create-home --home-dir /nonexistent \
+			--shell /usr/sbin/nologin bloomsketch || return 1
+	fi
+	BS_SERVER_USER=bloomsketch
+}
+
+# Run a program as the server user (from / so that an unreadable cwd does not matter).
+bs_as_server() {
+	if ! bs_is_root; then
+		"$@"
+	elif command -v runuser >/dev/null 2>&1; then
+		(cd / && runuser -u "$BS_SERVER_USER" -- "$@")
+	else
+		local cmd
+		printf -v cmd '%q ' "$@"
+		(cd / && su -s /bin/sh "$BS_SERVER_USER" -c "$cmd")
+	fi
+}
+
+bs__port_in_use() {
+	local port=$1 d
+	# the usual socket directories, and those of other throwaway clusters of ours
+	for d in /tmp /var/run/postgresql /run/postgresql "$BS_TMPBASE"/bloomsketch.*; do
+		if [ -e "$d/.s.PGSQL.$port" ] || [ -e "$d/.s.PGSQL.$port.lock" ]; then
+			return 0
+		fi
+	done
+	if command -v ss >/dev/null 2>&1 && [ -n "$(ss -Hltn "sport = :$port" 2>/dev/null)" ]; then
+		return 0
+	fi
+	# something accepts connections there
+	if timeout 2 bash -c "exec 3<>/dev/tcp/127.0.0.1/$port" 2>/dev/null; then
+		return 0
+	fi
+	return 1
+}
+
+bs_free_port() {
+	local port=$BS_PORT_START i
+	for ((i = 0; i < 200; i++)); do
+		if ! bs__port_in_use "$port"; then
+			echo "$port"
+			return 0
+		fi
+		port=$((port + 1))
+	done
+	bs_log "ERROR: no free port in $BS_PORT_START..$((BS_PORT_START + 199))"
+	return 1
+}
+
+# Print the last lines of the server log.
+bs_show_server_log() {
+	local lines=${1:-40}
+	if [ -n "$BS_PGLOG" ] && [ -f "$BS_PGLOG" ]; then
+		bs_log "last $lines lines of the server log:"
+		tail -n "$lines" "$BS_PGLOG" | sed 's/^/    | /' >&2
+	fi
+}
+
+# Copy the server log out of the temp dir (which is about to be removed); prints the copy's path.
+bs__keep_log() {
+	[ -n "$BS_PGLOG" ] && [ -f "$BS_PGLOG" ] || return 0
+	local dir=$BS_ROOT/test/.work dest
+	if mkdir -p "$dir" 2>/dev/null && [ -w "$dir" ]; then
+		dest=$dir/postgres-$(date +%Y%m%d-%H%M%S).log
+	else
+		dest=$(mktemp "${TMPDIR:-/tmp}/bloomsketch-postgres.XXXXXX.log") || return 0
+	fi
+	if cp "$BS_PGLOG" "$dest" 2>/dev/null; then
+		chmod 644 "$dest" 2>/dev/null
+		bs_log "server log kept in $dest"
+	fi
+}
+
+bs__on_exit() {
+	local rc=$?
+	set +e # we are leaving anyway: clean up as much as possible
+	if [ -n "$BS__CHILD" ]; then
+		kill -TERM "$BS__CHILD" 2>/dev/null
+		wait "$BS__CHILD" 2>/dev/null
+		BS__CHILD=
+	fi
+	if [ -n "$BS_CLUSTER_DIR" ]; then
+		if [ "$rc" -ne 0 ]; then
+			bs__keep_log
+			bs_show_server_log 20
+		fi
+		bs__cluster_teardown immediate
+	fi
+	return "$rc"
+}
+
+bs__on_signal() {
+	bs_log "interrupted by SIG$1; cleaning up"
+	trap - "$1"
+	case $1 in
+	INT) exit 130 ;;
+	HUP) exit 129 ;;
+	*) exit 143 ;;
+	esac
+}
+
+# Install the EXIT/INT/TERM/HUP traps (bs_cluster_start does it too; call it early when
+# bs_run is used before the cluster starts).
+bs_install_trap() {
+	[ -n "$BS__TRAP_SET" ] && return 0
+	trap bs__on_exit EXIT
+	trap 'bs__on_signal INT' INT
+	trap 'bs__on_signal TERM' TERM
+	trap 'bs__on_signal HUP' HUP
+	BS__TRAP_SET=1
+}
+
+bs_cluster_start() {
+	if [ -n "$BS_CLUSTER_DIR" ]; then
+		bs_log "ERROR: a test cluster is already running in $BS_CLUSTER_DIR"
+		return 1
+	fi
+	if ! bs__cluster_start; then
+		if [ -n "$BS_CLUSTER_DIR" ]; then bs__keep_log; fi
+		bs__cluster_teardown immediate
+		return 1
+	fi
+}
+
+bs__cluster_start() {
+	if [ ! -x "$BS_PGBIN/initdb" ] || [ ! -x "$BS_PGBIN/pg_ctl" ]; then
+		bs_log "ERROR: $BS_PGBIN/initdb not found: is postgresql-$BS_PG_VERSION installed?"
+		return 1
+	fi
+	bs_install_trap
+	bs__pick_server_user || return 1
+
+	local port
+	port=$(bs_free_port) || return 1
+	BS_CLUSTER_DIR=$(mktemp -d "$BS_TMPBASE/bloomsketch.XXXXXX") || {
+		BS_CLUSTER_DIR=
+		return 1
+	}
+	if [ "${#BS_CLUSTER_DIR}" -gt 90 ]; then
+		bs_log "ERROR: $BS_CLUSTER_DIR is too long for a unix socket path; set BS_TMPBASE"
+		return 1
+	fi
+	chmod 700 "$BS_CLUSTER_DIR"
+	if bs_is_root; then
+		chown "$BS_SERVER_USER:" "$BS_CLUSTER_DIR" || return 1
+	fi
+	BS_PGDATA=$BS_CLUSTER_DIR/data
+	BS_PGLOG=$BS_CLUSTER_DIR/postgres.log
+
+	bs_log "initdb in $BS_PGDATA (server user $BS_SERVER_USER)"
+	if ! bs_as_server "$BS_PGBIN/initdb" -D "$BS_PGDATA" --username="$BS_SERVER_USER" \
+		--auth=trust --encoding=UTF8 --locale=C --no-sync >"$BS_CLUSTER_DIR/initdb.log" 2>&1; then
+		bs_log "ERROR: initdb failed:"
+		sed 's/^/    | /' "$BS_CLUSTER_DIR/initdb.log" >&2
+		return 1
+	fi
+
+	# The settings go into postgresql.conf (same as -c on the command line, and visible there).
+	{
+		echo
+		echo "# --- bloomsketch throwaway test cluster (test/lib.sh) ---"
+		echo "port = $port"
+		echo "listen_addresses = ''"
+		echo "unix_socket_directories = '$BS_CLUSTER_DIR'"
+		echo "max_worker_processes = 8"
+		echo "max_parallel_workers = 4"
+		echo "max_parallel_workers_per_gather = 2"
+		echo "shared_buffers = 256MB"
+		echo "fsync = off"
+		echo "synchronous_commit = off"
+		echo "full_page_writes = off"
+		echo "lc_messages = 'C'"
+		if [ -n "$BS_SERVER_SETTINGS" ]; then printf '%s\n' "$BS_SERVER_SETTINGS"; fi
+	} >>"$BS_PGDATA/postgresql.conf" || {
+		bs_log "ERROR: cannot write $BS_PGDATA/postgresql.conf"
+		return 1
+	}
+
+	bs_log "starting the server on port $port, socket in $BS_CLUSTER_DIR"
+	if ! bs_as_server "$BS_PGBIN/pg_ctl" -D "$BS_PGDATA" -l "$BS_PGLOG" -w -t 60 -s start; then
+		bs_log "ERROR: the server did not start (log: $BS_PGLOG)"
+		bs_show_server_log 40
+		return 1
+	fi
+
+	export PGHOST=$BS_CLUSTER_DIR PGPORT=$port PGUSER=$BS_SERVER_USER PGDATABASE=postgres
+	unset PGHOSTADDR PGSERVICE PGSERVICEFILE PGPASSWORD PGPASSFILE PGOPTIONS PGSSLMODE PGTARGETSESSIONATTRS
+	export PATH="$BS_PGBIN:$PATH"
+
+	local version
+	if ! version=$("$BS_PGBIN/psql" -X -At -c 'SELECT version()' 2>&1); then
+		bs_log "ERROR: cannot connect to the new server: $version (log: $BS_PGLOG)"
+		bs_show_server_log 40
+		return 1
+	fi
+	bs_log "server up: $version"
+	bs_log "connect with: PGHOST=$PGHOST PGPORT=$PGPORT PGUSER=$PGUSER psql"
+}
+
+# Stop the server (mode: fast or immediate) and remove the temp dir.
+bs__cluster_teardown() {
+	local mode=${1:-fast} rc=0 pid
+	[ -n "$BS_CLUSTER_DIR" ] || return 0
+	if [ -f "$BS_PGDATA/postmaster.pid" ]; then
+		if ! bs_as_server "$BS_PGBIN/pg_ctl" -D "$BS_PGDATA" -m "$mode" -w -t 60 -s stop >/dev/null 2>&1; then
+			pid=$(head -n 1 "$BS_PGDATA/postmaster.pid" 2>/dev/null)
+			if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+				bs_log "pg_ctl stop failed; killing postmaster $pid"
+				kill -KILL "$pid" 2>/dev/null || true
+				sleep 1
+			fi
+			rc=1
+		fi
+	fi
+	rm -rf "$BS_CLUSTER_DIR"
+	BS_CLUSTER_DIR=
+	BS_PGDATA=
+	BS_PGLOG=
+	unset PGHOST PGPORT PGUSER PGDATABASE
+	return "$rc"
+}
+
+# bs_cluster_stop [--keep-log]
+# shellcheck disable=SC2120  # the argument is optional
+bs_cluster_stop() {
+	[ -n "$BS_CLUSTER_DIR" ] || return 0
+	[ "${1:-}" = --keep-log ] && bs__keep_log
+	bs_log "stopping the server and removing $BS_CLUSTER_DIR"
+	bs__cluster_teardown fast
+}

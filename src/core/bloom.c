@@ -103,8 +103,10 @@ bs_bloom_fpr_exact(uint64_t m, uint64_t n, uint32_t k, double *out, bs_error *er
 				top,
 				i;
 
-	if (bs_bloom_check_shape(m, k, err) != BS_OK)
-		return BS_ERR_PARAM;
+	bs_status	st;
+
+	if ((st = bs_bloom_check_shape(m, k, err)) != BS_OK)
+		return st;
 	throws = (double) n * k;
 	width = throws < (double) m ? throws : (double) m;
 	if (throws * width > BS_FPR_EXACT_MAX_WORK)

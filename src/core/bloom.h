@@ -60,13 +60,11 @@ void		bs_bloom_view(uint8_t *buf, bs_bloom *b);
 static inline void
 bs_bloom_add_hash(uint8_t *bits, uint64_t m, uint32_t k, uint64_t h)
 {
-	bs_probe	p;
 	uint32_t	i;
 
-	bs_probe_init(&p, h);
 	for (i = 0; i < k; i++)
 	{
-		uint64_t	pos = bs_probe_next(&p, m);
+		uint64_t	pos = bs_probe(h, i, m);
 
 		bits[pos >> 3] |= (uint8_t) (1u << (pos & 7));
 	}
@@ -75,13 +73,11 @@ bs_bloom_add_hash(uint8_t *bits, uint64_t m, uint32_t k, uint64_t h)
 static inline bool
 bs_bloom_contains_hash(const uint8_t *bits, uint64_t m, uint32_t k, uint64_t h)
 {
-	bs_probe	p;
 	uint32_t	i;
 
-	bs_probe_init(&p, h);
 	for (i = 0; i < k; i++)
 	{
-		uint64_t	pos = bs_probe_next(&p, m);
+		uint64_t	pos = bs_probe(h, i, m);
 
 		if ((bits[pos >> 3] & (1u << (pos & 7))) == 0)
 			return false;

@@ -1,6 +1,7 @@
 #include "builder.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <math.h>
 
 #include "bloom.h"
@@ -254,6 +255,20 @@ bs_builder_add(uint8_t *s, uint64_t h, const bs_allocator *a)
 	return s;
 }
 
+/* "fpr 0.01 (auto-sized, seed 0)" or "fpr 0.01, capacity 100 (959 bits, 7 hashes, seed 0)" */
+static const char *
+describe_target(const uint8_t *s, char *buf, size_t len)
+{
+	if (bs_load32(s + BS_OFF_P3) & BS_BUILDER_FIXED)
+		snprintf(buf, len, "fpr %g, capacity %" PRIu64 " (%" PRIu64 " bits, %u hashes, seed %" PRIu64 ")",
+				 state_fpr(s), bs_load64(s + BS_OFF_N), bs_load64(s + BS_OFF_P1),
+				 bs_load32(s + BS_OFF_P2), bs_load64(s + 8));
+	else
+		snprintf(buf, len, "fpr %g (auto-sized, seed %" PRIu64 ")",
+				 state_fpr(s), bs_load64(s + 8));
+	return buf;
+}
+
 uint8_t *
 bs_builder_merge(uint8_t *dst, const uint8_t *src, const bs_allocator *a,
 				 bs_error *err, bs_status *status)
@@ -261,6 +276,8 @@ bs_builder_merge(uint8_t *dst, const uint8_t *src, const bs_allocator *a,
 	uint32_t	df = bs_load32(dst + BS_OFF_P3),
 				sf = bs_load32(src + BS_OFF_P3);
 	uint8_t		family;
+	char		d1[128],
+				d2[128];
 
 	*status = BS_OK;
 	if (fpr_bits(state_fpr(dst)) != fpr_bits(state_fpr(src)) ||
@@ -272,9 +289,9 @@ bs_builder_merge(uint8_t *dst, const uint8_t *src, const bs_allocator *a,
 		  bs_load32(dst + BS_OFF_P2) != bs_load32(src + BS_OFF_P2))))
 	{
 		*status = bs_fail(err, BS_ERR_SHAPE,
-						  "cannot merge bloom_agg states with different targets: fpr %g%s and fpr %g%s",
-						  state_fpr(dst), (df & BS_BUILDER_FIXED) ? " with a fixed capacity" : "",
-						  state_fpr(src), (sf & BS_BUILDER_FIXED) ? " with a fixed capacity" : "");
+						  "cannot merge bloom_agg states with different targets: %s and %s",
+						  describe_target(dst, d1, sizeof(d1)),
+						  describe_target(src, d2, sizeof(d2)));
 		return NULL;
 	}
 	if (!bs_family_compatible(dst[BS_OFF_FAMILY], src[BS_OFF_FAMILY]))
@@ -417,9 +434,20 @@ bs_builder_check(const bs_header *h, const uint8_t *payload, uint64_t plen,
 
 		if (h->p3 & BS_BUILDER_HASZERO || ((h->p3 & BS_BUILDER_FIXED) ? h->n < 1 : h->n != 0))
 			return bs_fail(err, BS_ERR_FORMAT, "dense bloom_agg_state has an invalid count %" PRIu64, h->n);
-		if (!(h->p3 & BS_BUILDER_FIXED) &&
-			(h->p2 != bs_builder_dense_hashes(fpr) ||
-			 h->p1 != bs_builder_dense_bits(fpr, h->p2)))
+		if (h->p3 & BS_BUILDER_FIXED)
+		{
+			uint64_t	m = 0;
+			uint32_t	k = 0;
+
+			if (bs_bloom_optimal_bits((double) h->n, fpr, &m, NULL) != BS_OK ||
+				bs_bloom_optimal_hashes(m, (double) h->n, &k, NULL) != BS_OK ||
+				m != h->p1 || k != h->p2)
+				return bs_fail(err, BS_ERR_FORMAT,
+							   "bloom_agg_state of %" PRIu64 " bits and %u hashes does not match its capacity %" PRIu64 " and fpr %g",
+							   h->p1, h->p2, h->n, fpr);
+		}
+		else if (h->p2 != bs_builder_dense_hashes(fpr) ||
+				 h->p1 != bs_builder_dense_bits(fpr, h->p2))
 			return bs_fail(err, BS_ERR_FORMAT,
 						   "bloom_agg_state of %" PRIu64 " bits and %u hashes does not match its fpr %g",
 						   h->p1, h->p2, fpr);

@@ -3,9 +3,9 @@
  *
  * A key's canonical bytes (made by the SQL glue, see doc/hashing.md) are
  * hashed once with XXH3-64 and a seed.  Every probe position of every sketch
- * kind is derived from that one 64-bit value by enhanced double hashing
- * (Kirsch and Mitzenmacher; Dillinger and Manolios), and reduced to [0, m)
- * by a multiply-shift (Lemire), which needs no division.  Because
+ * kind is derived from that one 64-bit value by a fixed mixing sequence
+ * (below), and reduced to [0, m) by a multiply-shift (Lemire), which needs
+ * no division and has no modulo bias beyond 2^-64 per position.  Because
  * everything derives from the 64-bit hash, a client outside the database can
  * answer lookups from bloomsketch_hash() alone, and the auto-sizing
  * aggregate can keep hashes and place them once it knows the final size.
@@ -72,36 +72,25 @@ bs_reduce(uint64_t x, uint64_t range)
 }
 
 /*
- * Probe sequence of one hash: position i is reduce(a_i, m) where
- * a_0 = h, b_0 = rotl(h, 32), a_{i+1} = a_i + b_i, b_{i+1} = b_i + i + 1
- * (all mod 2^64).  Usage:
- *     bs_probe p; bs_probe_init(&p, h);
- *     for (i = 0; i < k; i++) pos = bs_probe_next(&p, m);
+ * Probe positions of one hash: probe i (i = 0, 1, ...) is reduce(g_i, m)
+ * where g_i is splitmix64's (i+1)-th output from state h:
+ *     z = h + (i + 1) * 0x9E3779B97F4A7C15
+ *     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9
+ *     z = (z ^ (z >> 27)) * 0x94D049BB133111EB
+ *     g_i = z ^ (z >> 31)                              (all mod 2^64)
+ * The g_i do not depend on m, so a filter folds exactly (builder.h), and,
+ * unlike double hashing read through the top bits, the k probes of a key
+ * are independent: no key lands on a handful of bits whatever m is.  The k
+ * values have no chain between them, so the CPU computes them in parallel.
  */
-typedef struct bs_probe
-{
-	uint64_t	a;
-	uint64_t	b;
-	uint64_t	i;
-} bs_probe;
-
-static inline void
-bs_probe_init(bs_probe *p, uint64_t h)
-{
-	p->a = h;
-	p->b = (h << 32) | (h >> 32);
-	p->i = 0;
-}
-
 static inline uint64_t
-bs_probe_next(bs_probe *p, uint64_t range)
+bs_probe(uint64_t h, uint32_t i, uint64_t range)
 {
-	uint64_t	pos = bs_reduce(p->a, range);
+	uint64_t	z = h + (uint64_t) (i + 1) * UINT64_C(0x9E3779B97F4A7C15);
 
-	p->a += p->b;
-	p->i++;
-	p->b += p->i;
-	return pos;
+	z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+	return bs_reduce(z ^ (z >> 31), range);
 }
 
 #endif

@@ -1,0 +1,835 @@
+/*
+ * builder_test.c: the bloom_agg transition state of src/core/builder.c:
+ * order- and split-independence, the auto-sizing rule (exact phase, then a
+ * dense filter folded at the end), fixed states, merge errors and the state
+ * check.
+ *
+ * Memory: every state and result comes from a calloc-backed arena that is
+ * emptied after each part; states replaced while adding are freed at once.
+ * The dense phase at p = 0.01 holds a ~20 MB filter; the peak is ~80 MB.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "core/bloom.h"
+#include "core/builder.h"
+#include "core/endian.h"
+#include "core/format.h"
+#include "unit.h"
+
+/* ---- a calloc-backed allocator that remembers what it gave out ---- */
+
+typedef struct arena
+{
+	void	  **ptr;
+	size_t		n,
+				cap;
+} arena;
+
+static uint8_t *
+arena_alloc(void *ctx, size_t len)
+{
+	arena	   *a = ctx;
+
+	if (a->n == a->cap)
+	{
+		a->cap = a->cap ? a->cap * 2 : 64;
+		a->ptr = realloc(a->ptr, a->cap * sizeof(void *));
+		if (a->ptr == NULL)
+			exit(2);
+	}
+	a->ptr[a->n] = unit_calloc(1, len);
+	return a->ptr[a->n++];
+}
+
+static void
+arena_reset(arena *a)
+{
+	size_t		i;
+
+	for (i = 0; i < a->n; i++)
+		free(a->ptr[i]);
+	a->n = 0;
+}
+
+/* Free one buffer early (a state that bs_builder_add replaced). */
+static void
+arena_drop(arena *a, void *p)
+{
+	size_t		i;
+
+	for (i = a->n; i > 0; i--)
+		if (a->ptr[i - 1] == p)
+		{
+			free(p);
+			a->ptr[i - 1] = a->ptr[--a->n];
+			return;
+		}
+}
+
+static arena the_arena;
+static const bs_allocator alloc = {arena_alloc, &the_arena};
+
+/* ---- helpers ---- */
+
+static uint64_t *
+random_hashes(unit_rng *r, size_t n)
+{
+	uint64_t   *h = unit_calloc(n, sizeof(uint64_t));
+	size_t		i;
+
+	for (i = 0; i < n; i++)
+		h[i] = unit_next(r);
+	return h;
+}
+
+static void
+shuffle(uint64_t *h, size_t n, unit_rng *r)
+{
+	size_t		i;
+
+	for (i = n; i > 1; i--)
+	{
+		size_t		j = (size_t) unit_below(r, i);
+		uint64_t	t = h[i - 1];
+
+		h[i - 1] = h[j];
+		h[j] = t;
+	}
+}
+
+static uint8_t *
+new_auto(double fpr, uint8_t family)
+{
+	uint8_t    *s;
+	bs_error	err;
+
+	if (bs_builder_new_auto(fpr, family, 0, &alloc, &s, &err) != BS_OK)
+	{
+		fprintf(stderr, "bs_builder_new_auto: %s\n", err.msg);
+		exit(2);
+	}
+	return s;
+}
+
+static uint8_t *
+add_all(uint8_t *s, const uint64_t *h, size_t n)
+{
+	size_t		i;
+
+	for (i = 0; i < n; i++)
+	{
+		uint8_t    *t = bs_builder_add(s, h[i], &alloc);
+
+		if (t != s)
+			arena_drop(&the_arena, s);	/* grown or turned dense: the old state is dead */
+		s = t;
+	}
+	return s;
+}
+
+static uint8_t *
+copy_state(const uint8_t *s)
+{
+	size_t		len = bs_builder_size(s);
+	uint8_t    *c = arena_alloc(&the_arena, len);
+
+	memcpy(c, s, len);
+	return c;
+}
+
+/* The final filter of a state; *len is its byte length. */
+static uint8_t *
+finish(const uint8_t *s, size_t *len)
+{
+	uint64_t	m,
+				total;
+	uint32_t	k;
+	uint8_t    *out;
+
+	bs_builder_result_shape(s, &m, &k);
+	if (bs_bloom_size(m, &total, NULL) != BS_OK)
+	{
+		fprintf(stderr, "bad result shape %" PRIu64 "\n", m);
+		exit(2);
+	}
+	out = arena_alloc(&the_arena, (size_t) total);
+	bs_builder_finish(s, m, k, out);
+	*len = (size_t) total;
+	return out;
+}
+
+/* bloom_empty(n, p) with the hashes added: the shape the exact phase must give. */
+static uint8_t *
+direct_filter(double n, double p, uint8_t family, const uint64_t *h, size_t nh, size_t *len)
+{
+	uint64_t	m,
+				total;
+	uint32_t	k;
+	uint8_t    *out;
+	size_t		i;
+
+	if (bs_bloom_optimal_bits(n, p, &m, NULL) != BS_OK || bs_bloom_optimal_hashes(m, n, &k, NULL) != BS_OK ||
+		bs_bloom_size(m, &total, NULL) != BS_OK)
+		exit(2);
+	out = arena_alloc(&the_arena, (size_t) total);
+	bs_bloom_init(out, m, k, family, 0);
+	for (i = 0; i < nh; i++)
+		bs_bloom_add_hash(out + BS_HEADER_SIZE, m, k, h[i]);
+	*len = (size_t) total;
+	return out;
+}
+
+static bool
+same_bytes(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
+{
+	return alen == blen && memcmp(a, b, alen) == 0;
+}
+
+static uint32_t
+flags_of(const uint8_t *s)
+{
+	return bs_load32(s + BS_OFF_P3);
+}
+
+static uint64_t
+m_of(const uint8_t *filter)
+{
+	return bs_load64(filter + BS_OFF_P1);
+}
+
+static uint32_t
+k_of(const uint8_t *filter)
+{
+	return bs_load32(filter + BS_OFF_P2);
+}
+
+static uint64_t
+count_hits(const uint8_t *filter, unit_rng *r, uint64_t probes)
+{
+	uint64_t	i,
+				hits = 0,
+				m = m_of(filter);
+	uint32_t	k = k_of(filter);
+
+	for (i = 0; i < probes; i++)
+		hits += bs_bloom_contains_hash(filter + BS_HEADER_SIZE, m, k, unit_next(r));
+	return hits;
+}
+
+static uint64_t
+count_missing(const uint8_t *filter, const uint64_t *h, size_t n)
+{
+	uint64_t	m = m_of(filter),
+				missing = 0;
+	uint32_t	k = k_of(filter);
+	size_t		i;
+
+	for (i = 0; i < n; i++)
+		missing += !bs_bloom_contains_hash(filter + BS_HEADER_SIZE, m, k, h[i]);
+	return missing;
+}
+
+/* ---- tests ---- */
+
+static void
+test_exact_order(void)
+{
+	unit_rng	r = {1000};
+	const size_t n = 5000;
+	uint64_t   *h = random_hashes(&r, n);
+	uint64_t   *stream = unit_calloc(3 * n + 3, sizeof(uint64_t));
+	size_t		ns = 0,
+				i,
+				la,
+				lb,
+				ld;
+	uint8_t    *a,
+			   *b,
+			   *fa,
+			   *fb,
+			   *fd;
+
+	h[17] = 0;					/* the hash 0 takes the HASZERO path */
+
+	/* in order */
+	a = add_all(new_auto(0.01, BS_FAMILY_INTEGER), h, n);
+	/* shuffled, each hash 1 to 3 times */
+	for (i = 0; i < n; i++)
+	{
+		int			c = 1 + (int) unit_below(&r, 3),
+					j;
+
+		for (j = 0; j < c; j++)
+			stream[ns++] = h[i];
+	}
+	shuffle(stream, ns, &r);
+	b = add_all(new_auto(0.01, BS_FAMILY_INTEGER), stream, ns);
+
+	CHECK(bs_load64(a + BS_OFF_N) == n && bs_load64(b + BS_OFF_N) == n && (flags_of(b) & BS_BUILDER_HASZERO),
+		  "exact phase counts %zu distinct hashes whether fed once in order or %zu times shuffled with duplicates (got %" PRIu64 ", %" PRIu64 ")",
+		  n, ns, bs_load64(a + BS_OFF_N), bs_load64(b + BS_OFF_N));
+	fa = finish(a, &la);
+	fb = finish(b, &lb);
+	fd = direct_filter((double) n, 0.01, BS_FAMILY_INTEGER, h, n, &ld);
+	CHECK(same_bytes(fa, la, fb, lb), "exact phase: in-order and shuffled-with-duplicates inputs give byte-identical filters (%zu bytes)", la);
+	CHECK(same_bytes(fa, la, fd, ld),
+		  "exact phase: the filter equals bloom_empty(%zu, 0.01) (%" PRIu64 " bits, k = %u) with the hashes added",
+		  n, m_of(fd), k_of(fd));
+	CHECK(bs_validate(a, bs_builder_size(a), BS_KIND_BLOOM_STATE, true, NULL, NULL) == BS_OK &&
+		  bs_validate(b, bs_builder_size(b), BS_KIND_BLOOM_STATE, true, NULL, NULL) == BS_OK,
+		  "both states pass the deep bs_validate");
+
+	/* tiny groups */
+	{
+		uint8_t    *e = new_auto(0.01, BS_FAMILY_NONE),
+				   *one = add_all(new_auto(0.01, BS_FAMILY_TEXT), h, 1),
+				   *fe,
+				   *f1,
+				   *de,
+				   *d1;
+		size_t		le,
+					l1,
+					lde,
+					ld1;
+
+		fe = finish(e, &le);
+		de = direct_filter(1, 0.01, BS_FAMILY_NONE, NULL, 0, &lde);
+		f1 = finish(one, &l1);
+		d1 = direct_filter(1, 0.01, BS_FAMILY_TEXT, h, 1, &ld1);
+		CHECK(same_bytes(fe, le, de, lde) && bs_popcount(fe + BS_HEADER_SIZE, le - BS_HEADER_SIZE) == 0,
+			  "an empty auto state finishes to the empty bloom_empty(1, 0.01) (%" PRIu64 " bits)", m_of(fe));
+		CHECK(same_bytes(f1, l1, d1, ld1), "a state of one hash finishes to bloom_empty(1, 0.01) holding it");
+	}
+	free(h);
+	free(stream);
+	arena_reset(&the_arena);
+}
+
+static void
+test_split_merge(void)
+{
+	unit_rng	r = {1100};
+	const size_t n = 20000;
+	uint64_t   *h = random_hashes(&r, n);
+	uint8_t    *whole,
+			   *fw;
+	size_t		lw;
+	int			parts,
+				bad_order = 0,
+				bad_src = 0,
+				runs = 0;
+
+	h[5] = 0;
+	whole = add_all(new_auto(0.001, BS_FAMILY_TEXT), h, n);
+	fw = finish(whole, &lw);
+
+	for (parts = 2; parts <= 4; parts++)
+	{
+		uint8_t    *st[4];
+		int			p,
+					perm;
+		size_t		i;
+
+		for (p = 0; p < parts; p++)
+			st[p] = new_auto(0.001, p == 0 ? BS_FAMILY_NONE : BS_FAMILY_TEXT);
+		/* every hash goes to a random part, 10% also to a second one */
+		for (i = 0; i < n; i++)
+		{
+			p = (int) unit_below(&r, (uint64_t) parts);
+			st[p] = bs_builder_add(st[p], h[i], &alloc);
+			if (unit_below(&r, 10) == 0)
+			{
+				p = (int) unit_below(&r, (uint64_t) parts);
+				st[p] = bs_builder_add(st[p], h[i], &alloc);
+			}
+		}
+		/* several merge orders: left folds over random permutations, then a tree */
+		for (perm = 0; perm < 6; perm++)
+		{
+			int			order[4] = {0, 1, 2, 3},
+						j;
+			uint8_t    *acc;
+			uint8_t    *f;
+			size_t		lf;
+
+			for (j = parts - 1; j > 0; j--)
+			{
+				int			q = (int) unit_below(&r, (uint64_t) j + 1),
+							t = order[j];
+
+				order[j] = order[q];
+				order[q] = t;
+			}
+			if (perm == 5 && parts == 4)
+			{
+				/* (0 + 1) + (2 + 3) */
+				uint8_t    *l = copy_state(st[0]),
+						   *rr = copy_state(st[2]);
+				bs_status	s1,
+							s2,
+							s3;
+
+				l = bs_builder_merge(l, st[1], &alloc, NULL, &s1);
+				rr = bs_builder_merge(rr, st[3], &alloc, NULL, &s2);
+				acc = bs_builder_merge(l, rr, &alloc, NULL, &s3);
+				if (s1 != BS_OK || s2 != BS_OK || s3 != BS_OK)
+					acc = NULL;
+			}
+			else
+			{
+				acc = copy_state(st[order[0]]);
+				for (j = 1; j < parts && acc; j++)
+				{
+					const uint8_t *src = st[order[j]];
+					size_t		slen = bs_builder_size(src);
+					uint8_t    *before = arena_alloc(&the_arena, slen);
+					bs_status	s;
+
+					memcpy(before, src, slen);
+					acc = bs_builder_merge(acc, src, &alloc, NULL, &s);
+					if (s != BS_OK)
+						acc = NULL;
+					if (memcmp(before, src, slen) != 0)
+						bad_src++;
+				}
+			}
+			runs++;
+			if (acc == NULL)
+			{
+				bad_order++;
+				continue;
+			}
+			f = finish(acc, &lf);
+			if (!same_bytes(f, lf, fw, lw))
+				bad_order++;
+		}
+	}
+	CHECK(bad_order == 0,
+		  "split into 2, 3 and 4 partial states (with duplicates across parts), merged in %d orders: every final filter is byte-identical to the one-state filter (%d differ)",
+		  runs, bad_order);
+	CHECK(bad_src == 0, "bs_builder_merge never modifies its source state (%d modified)", bad_src);
+	CHECK(fw[BS_OFF_FAMILY] == BS_FAMILY_TEXT, "the final filter has the text family");
+	free(h);
+	arena_reset(&the_arena);
+}
+
+/* Measured FPR of auto-sized filters for n distinct values, averaged over enough filters. */
+static void
+check_auto_fpr(size_t n, double p, uint64_t seed)
+{
+	unit_rng	r = {seed};
+	size_t		filters = n < 10000 ? 100000 / n : 1;
+	uint64_t	probes = p < 0.005 ? 2000000 : 1000000,
+				per = probes / filters,
+				hits = 0,
+				missing = 0,
+				m = 0,
+				opt = 0;
+	uint32_t	k = 0;
+	size_t		f;
+	bool		dense = false;
+
+	for (f = 0; f < filters; f++)
+	{
+		uint64_t   *h = random_hashes(&r, n);
+		uint8_t    *s = add_all(new_auto(p, BS_FAMILY_INTEGER), h, n),
+				   *out;
+		size_t		len;
+
+		dense |= (flags_of(s) & BS_BUILDER_DENSE) != 0;
+		out = finish(s, &len);
+		m = m_of(out);
+		k = k_of(out);
+		missing += count_missing(out, h, n);
+		hits += count_hits(out, &r, per);
+		free(h);
+		arena_reset(&the_arena);
+	}
+	bs_bloom_optimal_bits((double) n, p, &opt, NULL);
+	{
+		double		fpr = (double) hits / (double) (per * filters);
+
+		CHECK(!dense && missing == 0 && fpr <= 1.2 * p && (double) m <= 1.5 * (double) opt,
+			  "auto, exact phase, n = %zu, p = %g: %" PRIu64 " bits (%.3f x optimal %" PRIu64 "), k = %u; measured FPR %.5f = %.3f x p over %zu filter(s) and %" PRIu64 " absent probes (want <= 1.2 x p, bits <= 1.5 x optimal, no false negatives: %" PRIu64 " missing)",
+			  n, p, m, (double) m / (double) opt, opt, k, fpr, fpr / p, filters, per * filters, missing);
+	}
+}
+
+static void
+test_auto_exact_sizes(void)
+{
+	static const size_t ns[] = {10, 100, 1000, 10000, 100000, BS_BUILDER_EXACT_LIMIT};
+	static const size_t ns_low[] = {10, 1000, 100000, BS_BUILDER_EXACT_LIMIT};
+	int			i;
+
+	for (i = 0; i < (int) (sizeof(ns) / sizeof(ns[0])); i++)
+		check_auto_fpr(ns[i], 0.01, 1200 + (uint64_t) i);
+	for (i = 0; i < (int) (sizeof(ns_low) / sizeof(ns_low[0])); i++)
+		check_auto_fpr(ns_low[i], 0.001, 1300 + (uint64_t) i);
+
+	/* the limit itself: 2^20 distinct stays exact, one more goes dense */
+	{
+		unit_rng	r = {1400};
+		uint64_t   *h = random_hashes(&r, BS_BUILDER_EXACT_LIMIT + 1);
+		uint8_t    *s = add_all(new_auto(0.05, BS_FAMILY_INTEGER), h, BS_BUILDER_EXACT_LIMIT);
+		bool		exact_at_limit = !(flags_of(s) & BS_BUILDER_DENSE) &&
+			bs_load64(s + BS_OFF_N) == BS_BUILDER_EXACT_LIMIT &&
+			bs_load64(s + BS_OFF_P1) <= BS_BUILDER_MAX_SLOTS;
+
+		s = add_all(s, h, BS_BUILDER_EXACT_LIMIT);	/* duplicates change nothing */
+		exact_at_limit &= !(flags_of(s) & BS_BUILDER_DENSE);
+		CHECK(exact_at_limit && bs_validate(s, bs_builder_size(s), BS_KIND_BLOOM_STATE, true, NULL, NULL) == BS_OK,
+			  "a state of exactly 2^20 = %" PRIu64 " distinct hashes (added twice) is still exact, with %" PRIu64 " slots, and validates",
+			  BS_BUILDER_EXACT_LIMIT, bs_load64(s + BS_OFF_P1));
+		s = bs_builder_add(s, h[BS_BUILDER_EXACT_LIMIT], &alloc);
+		CHECK((flags_of(s) & BS_BUILDER_DENSE) && bs_validate(s, bs_builder_size(s), BS_KIND_BLOOM_STATE, true, NULL, NULL) == BS_OK,
+			  "the 2^20 + 1st distinct hash turns it dense (%" PRIu64 " bits, k = %u) and it validates",
+			  bs_load64(s + BS_OFF_P1), bs_load32(s + BS_OFF_P2));
+		free(h);
+		arena_reset(&the_arena);
+	}
+}
+
+static void
+check_dense(size_t n, double p, uint64_t seed)
+{
+	unit_rng	r = {seed};
+	uint64_t   *h = random_hashes(&r, n);
+	uint8_t    *s = add_all(new_auto(p, BS_FAMILY_INTEGER), h, n),
+			   *out;
+	size_t		len;
+	uint64_t	opt,
+				M = bs_load64(s + BS_OFF_P1),
+				missing,
+				hits,
+				probes = 1000000;
+	double		fpr;
+
+	bs_bloom_optimal_bits((double) n, p, &opt, NULL);
+	out = finish(s, &len);
+	missing = count_missing(out, h, n);
+	hits = count_hits(out, &r, probes);
+	fpr = (double) hits / (double) probes;
+	CHECK((flags_of(s) & BS_BUILDER_DENSE) && missing == 0 && fpr <= 1.2 * p && (double) m_of(out) <= 1.5 * (double) opt,
+		  "auto, dense phase, n = %zu, p = %g: %" PRIu64 "-bit dense filter folded by %" PRIu64 " to %" PRIu64 " bits (%.3f x optimal %" PRIu64 "), k = %u; measured FPR %.5f = %.3f x p over %" PRIu64 " absent probes; %" PRIu64 " of %zu false negatives (want FPR <= 1.2 x p, bits <= 1.5 x optimal, none missing)",
+		  n, p, M, M / m_of(out), m_of(out), (double) m_of(out) / (double) opt, opt, k_of(out), fpr, fpr / p, probes,
+		  missing, n);
+	CHECK(bs_validate(s, bs_builder_size(s), BS_KIND_BLOOM_STATE, true, NULL, NULL) == BS_OK &&
+		  bs_validate(out, len, BS_KIND_BLOOM, true, NULL, NULL) == BS_OK,
+		  "dense state of n = %zu at p = %g and its final filter pass bs_validate", n, p);
+	free(h);
+	arena_reset(&the_arena);
+}
+
+static void
+test_dense(void)
+{
+	static const double ps[] = {0.01, 0.001, 0.3, 0.05, 1e-6, ldexp(1, -64)};
+	int			i,
+				bad = 0;
+	char		list[512] = "";
+
+	/* the dense filter meets p up to BS_BUILDER_DENSE_FACTOR x the exact limit */
+	for (i = 0; i < (int) (sizeof(ps) / sizeof(ps[0])); i++)
+	{
+		uint32_t	k = bs_builder_dense_hashes(ps[i]);
+		uint64_t	M = bs_builder_dense_bits(ps[i], k);
+		double		at_cap = bs_bloom_fpr_approx((double) M, (double) BS_BUILDER_EXACT_LIMIT * BS_BUILDER_DENSE_FACTOR, k);
+
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), " p=%g: k=%u M=%" PRIu64 " fpr@cap=%.3g;", ps[i], k, M, at_cap);
+		if (M % BS_FOLD_BASE != 0 || at_cap > ps[i] || k != (uint32_t) fmax(1, round(-log2(ps[i]))) ||
+			bs_bloom_check_shape(M, k, NULL) != BS_OK)
+			bad++;
+	}
+	CHECK(bad == 0, "dense parameters: k = round(log2(1/p)), M a multiple of 2^10 3^6 meeting p at 16 x 2^20 values:%s", list);
+
+	check_dense(1200000, 0.01, 1500);
+	check_dense(3000000, 0.01, 1501);
+	check_dense(1200000, 0.001, 1502);
+}
+
+static void
+test_exact_dense_merge(void)
+{
+	unit_rng	r = {1600};
+	const double p = 0.3;		/* a small dense filter (42.5M bits) keeps this quick */
+	const size_t n = 1200000;
+	uint64_t   *h = random_hashes(&r, n);
+	uint8_t    *whole = add_all(new_auto(p, BS_FAMILY_INTEGER), h, n),
+			   *fw,
+			   *dense,
+			   *exact,
+			   *m1,
+			   *m2,
+			   *f1,
+			   *f2;
+	size_t		lw,
+				l1,
+				l2,
+				dlen,
+				elen;
+	bs_status	s1,
+				s2;
+	uint8_t    *dense_before,
+			   *exact_before;
+
+	fw = finish(whole, &lw);
+	/* dense: h[0, 1.1M) and the hash 0; exact: h[1.0M, 1.2M) (overlapping) and the hash 0 */
+	dense = add_all(new_auto(p, BS_FAMILY_INTEGER), h, 1100000);
+	exact = add_all(new_auto(p, BS_FAMILY_NONE), h + 1000000, 200000);
+	dlen = bs_builder_size(dense);
+	elen = bs_builder_size(exact);
+	dense_before = arena_alloc(&the_arena, dlen);
+	exact_before = arena_alloc(&the_arena, elen);
+	memcpy(dense_before, dense, dlen);
+	memcpy(exact_before, exact, elen);
+
+	m1 = bs_builder_merge(copy_state(dense), exact, &alloc, NULL, &s1);
+	m2 = bs_builder_merge(copy_state(exact), dense, &alloc, NULL, &s2);
+	CHECK(s1 == BS_OK && s2 == BS_OK && (flags_of(dense) & BS_BUILDER_DENSE) && !(flags_of(exact) & BS_BUILDER_DENSE) &&
+		  m1 && m2 && (flags_of(m2) & BS_BUILDER_DENSE),
+		  "merging an exact state (200000 hashes) and a dense one (1100000) works both ways and the result is dense");
+	f1 = finish(m1, &l1);
+	f2 = finish(m2, &l2);
+	CHECK(same_bytes(f1, l1, fw, lw) && same_bytes(f2, l2, fw, lw),
+		  "exact into dense and dense into exact both give the same final filter as one state fed all 1200000 hashes (%" PRIu64 " bits, k = %u)",
+		  m_of(fw), k_of(fw));
+	CHECK(memcmp(dense, dense_before, dlen) == 0 && memcmp(exact, exact_before, elen) == 0,
+		  "neither source state was modified by the merges");
+	arena_reset(&the_arena);
+
+	/* two exact states whose union passes the limit */
+	{
+		uint8_t    *a,
+				   *b,
+				   *ma,
+				   *mb,
+				   *fa,
+				   *fb;
+		size_t		la,
+					lb;
+		bs_status	sa,
+					sb;
+
+		whole = add_all(new_auto(p, BS_FAMILY_INTEGER), h, n);
+		fw = finish(whole, &lw);
+		a = add_all(new_auto(p, BS_FAMILY_INTEGER), h, 700000);
+		b = add_all(new_auto(p, BS_FAMILY_INTEGER), h + 500000, 700000);
+		ma = bs_builder_merge(copy_state(a), b, &alloc, NULL, &sa);
+		mb = bs_builder_merge(copy_state(b), a, &alloc, NULL, &sb);
+		CHECK(sa == BS_OK && sb == BS_OK && !(flags_of(a) & BS_BUILDER_DENSE) && !(flags_of(b) & BS_BUILDER_DENSE) &&
+			  (flags_of(ma) & BS_BUILDER_DENSE) && (flags_of(mb) & BS_BUILDER_DENSE),
+			  "merging two exact states of 700000 hashes (union 1200000) goes dense");
+		fa = finish(ma, &la);
+		fb = finish(mb, &lb);
+		CHECK(same_bytes(fa, la, fw, lw) && same_bytes(fb, lb, fw, lw),
+			  "both merge orders of the two exact states give the one-state filter");
+		arena_reset(&the_arena);
+	}
+	free(h);
+}
+
+static void
+test_fixed(void)
+{
+	unit_rng	r = {1700};
+	uint64_t   *h = random_hashes(&r, 8000);
+	uint8_t    *s,
+			   *s2,
+			   *f,
+			   *d,
+			   *mf;
+	size_t		lf,
+				ld,
+				i;
+	uint64_t	m,
+				opt;
+	uint32_t	k,
+				optk;
+	bs_error	err;
+	bs_status	st;
+
+	st = bs_builder_new_fixed(5000, 0.01, BS_FAMILY_UUID, 0, &alloc, &s, &err);
+	bs_builder_result_shape(s, &m, &k);
+	bs_bloom_optimal_bits(5000, 0.01, &opt, NULL);
+	bs_bloom_optimal_hashes(opt, 5000, &optk, NULL);
+	CHECK(st == BS_OK && (flags_of(s) & BS_BUILDER_FIXED) && (flags_of(s) & BS_BUILDER_DENSE) && m == opt && k == optk,
+		  "fixed state (5000, 0.01) has the bloom_empty shape: %" PRIu64 " bits, k = %u", m, k);
+	for (i = 0; i < 3000; i++)
+	{
+		s = bs_builder_add(s, h[i], &alloc);
+		s = bs_builder_add(s, h[i / 2], &alloc);
+	}
+	f = finish(s, &lf);
+	d = direct_filter(5000, 0.01, BS_FAMILY_UUID, h, 3000, &ld);
+	CHECK(same_bytes(f, lf, d, ld), "fixed state of 3000 hashes (with duplicates) finishes to bloom_empty(5000, 0.01) holding them, byte for byte");
+	s = add_all(s, h + 3000, 5000);
+	f = finish(s, &lf);
+	d = direct_filter(5000, 0.01, BS_FAMILY_UUID, h, 8000, &ld);
+	CHECK(same_bytes(f, lf, d, ld) && m_of(f) == opt,
+		  "past its capacity (8000 > 5000) a fixed state keeps the bloom_empty shape and holds everything");
+
+	/* merge of two fixed states */
+	st = bs_builder_new_fixed(5000, 0.01, BS_FAMILY_NONE, 0, &alloc, &s2, &err);
+	s2 = add_all(s2, h, 4000);
+	bs_builder_new_fixed(5000, 0.01, BS_FAMILY_UUID, 0, &alloc, &mf, &err);
+	mf = add_all(mf, h + 4000, 4000);
+	mf = bs_builder_merge(mf, s2, &alloc, &err, &st);
+	f = finish(mf, &lf);
+	CHECK(st == BS_OK && same_bytes(f, lf, d, ld), "merging two fixed states of halves gives the same filter as one");
+	{
+		uint8_t    *e;
+		uint64_t	em;
+		uint32_t	ek;
+
+		bs_builder_new_fixed(1, 0.5, BS_FAMILY_NONE, 0, &alloc, &e, &err);
+		bs_builder_result_shape(e, &em, &ek);
+		CHECK(em == 2 && ek == 1, "fixed state (1, 0.5) has 2 bits, k = 1 like bloom_empty(1, 0.5) (got %" PRIu64 ", %u)", em, ek);
+	}
+	CHECK(bs_builder_new_fixed(0, 0.01, 0, 0, &alloc, &s, &err) == BS_ERR_PARAM &&
+		  bs_builder_new_fixed(100, 1, 0, 0, &alloc, &s, &err) == BS_ERR_PARAM &&
+		  bs_builder_new_fixed(100, 0, 0, 0, &alloc, &s, &err) == BS_ERR_PARAM,
+		  "fixed state with capacity 0, fpr 1 or fpr 0 is BS_ERR_PARAM");
+	CHECK(bs_builder_new_fixed(1e12, 0.01, 0, 0, &alloc, &s, &err) == BS_ERR_LIMIT,
+		  "fixed state too large for 1 GB is BS_ERR_LIMIT (%s)", err.msg);
+	CHECK(bs_builder_new_auto(0, 0, 0, &alloc, &s, &err) == BS_ERR_PARAM &&
+		  bs_builder_new_auto(1, 0, 0, &alloc, &s, &err) == BS_ERR_PARAM &&
+		  bs_builder_new_auto(NAN, 0, 0, &alloc, &s, &err) == BS_ERR_PARAM &&
+		  bs_builder_new_auto(ldexp(1, -65), 0, 0, &alloc, &s, &err) == BS_ERR_PARAM &&
+		  bs_builder_new_auto(ldexp(1, -64), 0, 0, &alloc, &s, &err) == BS_OK,
+		  "auto state with fpr 0, 1, NaN or 2^-65 is BS_ERR_PARAM; 2^-64 is accepted");
+	free(h);
+	arena_reset(&the_arena);
+}
+
+static void
+test_merge_errors(void)
+{
+	uint8_t    *a1,
+			   *a2,
+			   *fx,
+			   *fx2,
+			   *ti,
+			   *tt,
+			   *sd,
+			   *res,
+			   *before;
+	size_t		len;
+	bs_error	err;
+	bs_status	st;
+	unit_rng	r = {1800};
+
+	a1 = add_all(new_auto(0.01, BS_FAMILY_INTEGER), (uint64_t[]) {unit_next(&r), unit_next(&r)}, 2);
+	a2 = new_auto(0.02, BS_FAMILY_INTEGER);
+	bs_builder_new_fixed(100, 0.01, BS_FAMILY_INTEGER, 0, &alloc, &fx, NULL);
+	bs_builder_new_fixed(200, 0.01, BS_FAMILY_INTEGER, 0, &alloc, &fx2, NULL);
+	ti = new_auto(0.01, BS_FAMILY_INTEGER);
+	tt = add_all(new_auto(0.01, BS_FAMILY_TEXT), (uint64_t[]) {unit_next(&r)}, 1);
+	bs_builder_new_auto(0.01, BS_FAMILY_INTEGER, 1, &alloc, &sd, NULL);
+
+	len = bs_builder_size(a1);
+	before = arena_alloc(&the_arena, len);
+	memcpy(before, a1, len);
+	res = bs_builder_merge(a1, a2, &alloc, &err, &st);
+	CHECK(res == NULL && st == BS_ERR_SHAPE && strstr(err.msg, "0.01") && strstr(err.msg, "0.02"),
+		  "merging states of fpr 0.01 and 0.02 is BS_ERR_SHAPE naming both (%s)", err.msg);
+	CHECK(memcmp(before, a1, len) == 0, "a failed merge leaves its destination unchanged");
+	res = bs_builder_merge(a1, fx, &alloc, &err, &st);
+	CHECK(res == NULL && st == BS_ERR_SHAPE && strstr(err.msg, "auto-sized") && strstr(err.msg, "capacity 100"),
+		  "merging an auto and a fixed state of the same fpr is BS_ERR_SHAPE (%s)", err.msg);
+	res = bs_builder_merge(fx, a1, &alloc, &err, &st);
+	CHECK(res == NULL && st == BS_ERR_SHAPE, "merging a fixed and an auto state is BS_ERR_SHAPE (%s)", err.msg);
+	res = bs_builder_merge(fx, fx2, &alloc, &err, &st);
+	CHECK(res == NULL && st == BS_ERR_SHAPE, "merging fixed states of capacity 100 and 200 is BS_ERR_SHAPE (%s)", err.msg);
+	CHECK(res == NULL && strstr(err.msg, "100") && strstr(err.msg, "200"),
+		  "the error for fixed states of capacity 100 and 200 names both capacities (DESIGN 5: an ERROR naming both shapes): %s", err.msg);
+	res = bs_builder_merge(ti, sd, &alloc, &err, &st);
+	CHECK(res == NULL && st == BS_ERR_SHAPE, "merging states of seeds 0 and 1 is BS_ERR_SHAPE (%s)", err.msg);
+	res = bs_builder_merge(ti, tt, &alloc, &err, &st);
+	CHECK(res == NULL && st == BS_ERR_FAMILY && strstr(err.msg, "integer") && strstr(err.msg, "text"),
+		  "merging states of integer and text keys is BS_ERR_FAMILY naming both (%s)", err.msg);
+	{
+		uint8_t    *none = new_auto(0.01, BS_FAMILY_NONE);
+
+		res = bs_builder_merge(none, tt, &alloc, &err, &st);
+		CHECK(res != NULL && st == BS_OK && res[BS_OFF_FAMILY] == BS_FAMILY_TEXT,
+			  "merging a text state into an empty NONE state works and takes the text family");
+		res = bs_builder_merge(copy_state(tt), new_auto(0.01, BS_FAMILY_NONE), &alloc, &err, &st);
+		CHECK(res != NULL && st == BS_OK && res[BS_OFF_FAMILY] == BS_FAMILY_TEXT,
+			  "merging an empty NONE state into a text state keeps the text family");
+	}
+
+	/* same_target */
+	CHECK(bs_builder_same_target(a1, false, 0, 0.01) && bs_builder_same_target(a1, false, 12345, 0.01) &&
+		  !bs_builder_same_target(a1, false, 0, 0.02) && !bs_builder_same_target(a1, true, 0, 0.01),
+		  "bs_builder_same_target of an auto 0.01 state: same for (auto, 0.01) whatever the capacity, not for 0.02 or fixed");
+	CHECK(bs_builder_same_target(fx, true, 100, 0.01) && !bs_builder_same_target(fx, true, 101, 0.01) &&
+		  !bs_builder_same_target(fx, false, 100, 0.01) && !bs_builder_same_target(fx, true, 100, 0.011),
+		  "bs_builder_same_target of a fixed (100, 0.01) state: same only for fixed, 100, 0.01");
+	arena_reset(&the_arena);
+}
+
+static void
+test_check(void)
+{
+	unit_rng	r = {1900};
+	uint64_t   *h = random_hashes(&r, BS_BUILDER_EXACT_LIMIT + 10);
+	uint8_t    *s = add_all(new_auto(0.3, BS_FAMILY_INTEGER), h, 1000),
+			   *d;
+	size_t		len = bs_builder_size(s);
+	bs_error	err;
+	uint64_t	n = bs_load64(s + BS_OFF_N),
+				M;
+	double		other = 0.29;
+	uint64_t	ob;
+
+	CHECK(bs_validate(s, len, BS_KIND_BLOOM_STATE, true, NULL, &err) == BS_OK, "an exact state of 1000 hashes validates");
+	bs_store64(s + BS_OFF_N, n + 1);
+	CHECK(bs_validate(s, len, BS_KIND_BLOOM_STATE, true, NULL, &err) == BS_ERR_FORMAT && strstr(err.msg, "1001"),
+		  "deep check: a count of 1001 for a table holding 1000 is BS_ERR_FORMAT (%s)", err.msg);
+	CHECK(bs_validate(s, len, BS_KIND_BLOOM_STATE, false, NULL, &err) == BS_OK,
+		  "the quick check does not look at the table (documented: O(1))");
+	bs_store64(s + BS_OFF_N, n - 1);
+	CHECK(bs_validate(s, len, BS_KIND_BLOOM_STATE, true, NULL, &err) == BS_ERR_FORMAT,
+		  "deep check: a count of 999 for a table holding 1000 is BS_ERR_FORMAT (%s)", err.msg);
+	bs_store64(s + BS_OFF_N, n);
+	CHECK(bs_validate(s, len, BS_KIND_BLOOM_STATE, true, NULL, &err) == BS_OK, "restoring the count makes it valid again");
+
+	d = add_all(new_auto(0.3, BS_FAMILY_INTEGER), h, BS_BUILDER_EXACT_LIMIT + 10);
+	len = bs_builder_size(d);
+	M = bs_load64(d + BS_OFF_P1);
+	CHECK((flags_of(d) & BS_BUILDER_DENSE) && bs_validate(d, len, BS_KIND_BLOOM_STATE, true, NULL, &err) == BS_OK &&
+		  M == bs_builder_dense_bits(0.3, bs_builder_dense_hashes(0.3)),
+		  "a dense state at fpr 0.3 (%" PRIu64 " bits, k = %u) validates", M, bs_load32(d + BS_OFF_P2));
+	memcpy(&ob, &other, sizeof(ob));
+	bs_store64(d + BS_OFF_X, ob);
+	CHECK(bs_validate(d, len, BS_KIND_BLOOM_STATE, true, NULL, &err) == BS_ERR_FORMAT && strstr(err.msg, "does not match"),
+		  "a dense state whose bits do not match its fpr (0.3 relabelled 0.29) is BS_ERR_FORMAT (%s)", err.msg);
+	CHECK(bs_validate(d, len, BS_KIND_BLOOM_STATE, false, NULL, &err) == BS_ERR_FORMAT,
+		  "the quick check also rejects it");
+	other = 0.3;
+	memcpy(&ob, &other, sizeof(ob));
+	bs_store64(d + BS_OFF_X, ob);
+	bs_store32(d + BS_OFF_P2, bs_load32(d + BS_OFF_P2) + 1);
+	CHECK(bs_validate(d, len, BS_KIND_BLOOM_STATE, true, NULL, &err) == BS_ERR_FORMAT,
+		  "a dense state with one hash too many for its fpr is BS_ERR_FORMAT (%s)", err.msg);
+	free(h);
+	arena_reset(&the_arena);
+}
+
+int
+main(void)
+{
+	test_exact_order();
+	test_split_merge();
+	test_auto_exact_sizes();
+	test_dense();
+	test_exact_dense_merge();
+	test_fixed();
+	test_merge_errors();
+	test_check();
+	free(the_arena.ptr);
+	return unit_done("builder");
+}

@@ -23,6 +23,11 @@ PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
+# Every object depends on every header: the probe and format code is inline in
+# headers, and a stale object would place and look up keys differently.
+HEADERS = $(wildcard src/*.h src/core/*.h)
+$(OBJS) $(OBJS:.o=.bc): $(HEADERS)
+
 # --- C unit tests of the PostgreSQL-independent core ---
 UNIT_CC ?= cc
 UNIT_CFLAGS ?= -std=c11 -O2 -g -Wall -Wextra -Isrc

@@ -187,8 +187,13 @@ SELECT bloom_union_agg(f) = (SELECT bloom_agg(x, 10000, 0.01)
                              FROM (SELECT generate_series(1, 1000) UNION ALL SELECT generate_series(2001, 3000)) s(x))
        AS union_of_stored
 FROM merge_toast;
--- bloom has no ordering: it cannot be sorted, grouped or used in DISTINCT.
-SELECT DISTINCT f FROM merge_toast;
+-- bloom has a hash operator class (byte equality): DISTINCT and GROUP BY work
+-- by hashing; it has no ordering, so ORDER BY f is an error.
+SELECT count(*) AS rows, count(*) FILTER (WHERE f IS NOT NULL) AS filters,
+       (SELECT count(*) FROM (SELECT DISTINCT f FROM merge_toast) d) AS distinct_filters,
+       (SELECT count(*) FROM (SELECT f FROM merge_toast GROUP BY f) g) AS groups
+FROM merge_toast;
+SELECT f FROM merge_toast ORDER BY f;
 \echo SQLSTATE :SQLSTATE
 
 DROP TABLE merge_ab, merge_ab_before, merge_parts, merge_parts_before, merge_toast;

@@ -113,11 +113,19 @@ CREATE FUNCTION bloom_ne(bloom, bloom) RETURNS boolean
   AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION bloom_ne(bloom, bloom) IS 'true if the two filters differ';
 CREATE OPERATOR = (LEFTARG = bloom, RIGHTARG = bloom, FUNCTION = bloom_eq,
-  COMMUTATOR = =, NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel);
+  COMMUTATOR = =, NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel, HASHES);
 COMMENT ON OPERATOR = (bloom, bloom) IS 'identical filters';
 CREATE OPERATOR <> (LEFTARG = bloom, RIGHTARG = bloom, FUNCTION = bloom_ne,
   COMMUTATOR = <>, NEGATOR = =, RESTRICT = neqsel, JOIN = neqjoinsel);
 COMMENT ON OPERATOR <> (bloom, bloom) IS 'different filters';
+CREATE FUNCTION bloom_hash(bloom) RETURNS integer
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_hash(bloom) IS 'hash of the format bytes (support function of the hash operator class)';
+CREATE OPERATOR CLASS bloom_hash_ops DEFAULT FOR TYPE bloom USING hash AS
+  OPERATOR 1 = (bloom, bloom),
+  FUNCTION 1 bloom_hash(bloom);
+COMMENT ON OPERATOR CLASS bloom_hash_ops USING hash IS 'byte equality of filters, so DISTINCT, GROUP BY and hash joins work on bloom';
+COMMENT ON OPERATOR FAMILY bloom_hash_ops USING hash IS 'byte equality of filters (the family of bloom_hash_ops)';
 
 -- inspection
 CREATE FUNCTION bloom_cardinality(bloom) RETURNS double precision

@@ -8,6 +8,7 @@
 #include <math.h>
 
 #include "access/htup_details.h"
+#include "common/hashfn.h"
 #include "funcapi.h"
 #include "utils/builtins.h"
 
@@ -34,6 +35,7 @@ PG_FUNCTION_INFO_V1(bloom_fpr);
 PG_FUNCTION_INFO_V1(bloom_info);
 PG_FUNCTION_INFO_V1(bloom_eq);
 PG_FUNCTION_INFO_V1(bloom_ne);
+PG_FUNCTION_INFO_V1(bloom_hash);
 PG_FUNCTION_INFO_V1(bloom_optimal_bits);
 PG_FUNCTION_INFO_V1(bloom_optimal_hashes);
 PG_FUNCTION_INFO_V1(bloom_fpr_estimate);
@@ -344,6 +346,19 @@ bloom_ne(PG_FUNCTION_ARGS)
 	PG_RETURN_BOOL(!bytes_equal(fcinfo));
 }
 
+/* Hash of the format bytes, for the hash opclass (DISTINCT, GROUP BY). */
+Datum
+bloom_hash(PG_FUNCTION_ARGS)
+{
+	bs_sketch_ref ref;
+	Datum		h;
+
+	bs_sketch_arg(fcinfo, 0, KIND, &ref);
+	h = hash_any(ref.data, (int) ref.len);
+	bs_sketch_release(&ref);
+	return h;
+}
+
 /* --- planning helpers --- */
 
 Datum
@@ -367,8 +382,10 @@ bloom_optimal_hashes(PG_FUNCTION_ARGS)
 	PG_RETURN_INT32((int32) k);
 }
 
+/* bits >= 1, capacity >= 0, 1 <= hashes <= 64; bits up to 1 GB when a filter must exist. */
 static void
-planning_args(FunctionCallInfo fcinfo, uint64_t *m, uint64_t *n, uint32_t *k)
+planning_args(FunctionCallInfo fcinfo, bool buildable, uint64_t *m, uint64_t *n,
+			  uint32_t *k)
 {
 	int64		bits = arg_positive_int64(fcinfo, 0, "bits");
 	int64		capacity = PG_GETARG_INT64(1);
@@ -383,7 +400,8 @@ planning_args(FunctionCallInfo fcinfo, uint64_t *m, uint64_t *n, uint32_t *k)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("hashes must be between 1 and %d, got %d",
 						BS_BLOOM_MAX_HASHES, hashes)));
-	BS_TRY(bs_bloom_check_shape((uint64_t) bits, (uint64_t) hashes, BS_ERR), 0);
+	if (buildable)
+		BS_TRY(bs_bloom_check_shape((uint64_t) bits, (uint64_t) hashes, BS_ERR), 0);
 	*m = (uint64_t) bits;
 	*n = (uint64_t) capacity;
 	*k = (uint32_t) hashes;
@@ -396,7 +414,7 @@ bloom_fpr_estimate(PG_FUNCTION_ARGS)
 				n;
 	uint32_t	k;
 
-	planning_args(fcinfo, &m, &n, &k);
+	planning_args(fcinfo, false, &m, &n, &k);
 	PG_RETURN_FLOAT8(bs_bloom_fpr_approx((double) m, (double) n, (double) k));
 }
 
@@ -408,7 +426,7 @@ bloom_fpr_exact(PG_FUNCTION_ARGS)
 	uint32_t	k;
 	double		p;
 
-	planning_args(fcinfo, &m, &n, &k);
+	planning_args(fcinfo, true, &m, &n, &k);
 	BS_TRY(bs_bloom_fpr_exact(m, n, k, &p, BS_ERR), 0);
 	PG_RETURN_FLOAT8(p);
 }

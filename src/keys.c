@@ -81,8 +81,8 @@ bs_check_family(uint8_t sketch_family, const bs_key_info *ki, const char *sketch
 	if (sketch_family != BS_FAMILY_NONE && sketch_family != ki->family)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
-				 errmsg("cannot use a %s key (type %s) with a %s of %s keys",
-						bs_family_name(ki->family), format_type_be(ki->typid),
+				 errmsg("key of type %s (family %s) does not match the %s, whose keys are of family %s",
+						format_type_be(ki->typid), bs_family_name(ki->family),
 						sketch_kind, bs_family_name(sketch_family)),
 				 errhint("Cast the value to the type the %s was built from.",
 						 sketch_kind)));

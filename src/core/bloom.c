@@ -112,7 +112,7 @@ bs_bloom_fpr_exact(uint64_t m, uint64_t n, uint32_t k, double *out, bs_error *er
 	if (throws * width > BS_FPR_EXACT_MAX_WORK)
 	{
 		bs_fail(err, BS_ERR_LIMIT,
-				"the exact false-positive rate of %" PRIu64 " bits, %" PRIu64 " values and %u hashes needs about %.3g steps, more than the limit of %.0f",
+				"the exact false-positive rate of %" PRIu64 " bits, %" PRIu64 " values and %u hashes needs %.0f steps, more than the limit of %.0f",
 				m, n, k, throws * width, BS_FPR_EXACT_MAX_WORK);
 		bs_error_hint(err, "Use bloom_fpr_estimate(); for large filters it agrees with the exact rate (Bose et al.).");
 		return BS_ERR_LIMIT;
@@ -282,27 +282,27 @@ bs_bloom_fold(const uint8_t *src, uint64_t M, uint64_t f, uint8_t *dst)
 
 bs_status
 bs_bloom_check(const bs_header *h, const uint8_t *payload, uint64_t plen,
-			   bs_error *err)
+			   const char *what, bs_error *err)
 {
 	uint64_t	need;
 
 	if (h->p1 < 1 || h->p1 > BS_BLOOM_MAX_BITS)
 		return bs_fail(err, BS_ERR_FORMAT,
-					   "bloom value has an invalid bit count %" PRIu64, h->p1);
+					   "%s has an invalid bit count %" PRIu64, what, h->p1);
 	if (h->p2 < 1 || h->p2 > BS_BLOOM_MAX_HASHES)
 		return bs_fail(err, BS_ERR_FORMAT,
-					   "bloom value has an invalid hash count %u (must be 1 to %d)",
-					   h->p2, BS_BLOOM_MAX_HASHES);
+					   "%s has an invalid hash count %u (must be 1 to %d)",
+					   what, h->p2, BS_BLOOM_MAX_HASHES);
 	if (h->p3 != 0 || h->n != 0 || h->x != 0)
 		return bs_fail(err, BS_ERR_FORMAT,
-					   "bloom value has nonzero reserved header fields");
+					   "%s has nonzero reserved header fields", what);
 	need = bs_bloom_payload_bytes(h->p1);
 	if (plen != need)
 		return bs_fail(err, BS_ERR_FORMAT,
-					   "bloom value of %" PRIu64 " bits must have %" PRIu64 " payload bytes, has %" PRIu64,
-					   h->p1, need, plen);
+					   "%s of %" PRIu64 " bits must have %" PRIu64 " payload bytes, has %" PRIu64,
+					   what, h->p1, need, plen);
 	if (h->p1 % 8 != 0 && (payload[plen - 1] >> (h->p1 % 8)) != 0)
 		return bs_fail(err, BS_ERR_FORMAT,
-					   "bloom value has bits set past its last bit %" PRIu64, h->p1 - 1);
+					   "%s has bits set past its last bit %" PRIu64, what, h->p1 - 1);
 	return BS_OK;
 }

@@ -104,6 +104,6 @@ void		bs_bloom_fold(const uint8_t *src, uint64_t M, uint64_t f, uint8_t *dst);
 
 /* Kind check called by bs_validate(). */
 bs_status	bs_bloom_check(const bs_header *h, const uint8_t *payload,
-						   uint64_t plen, bs_error *err);
+						   uint64_t plen, const char *what, bs_error *err);
 
 #endif

@@ -454,7 +454,7 @@ bs_builder_check(const bs_header *h, const uint8_t *payload, uint64_t plen,
 		bh.p3 = 0;
 		bh.n = 0;
 		bh.x = 0;
-		return bs_bloom_check(&bh, payload, plen, err);
+		return bs_bloom_check(&bh, payload, plen, "dense bloom_agg_state", err);
 	}
 	else
 	{
@@ -465,22 +465,33 @@ bs_builder_check(const bs_header *h, const uint8_t *payload, uint64_t plen,
 		if (h->p3 & BS_BUILDER_FIXED)
 			return bs_fail(err, BS_ERR_FORMAT, "bloom_agg_state with a fixed capacity must be dense");
 		if (slots < BS_BUILDER_MIN_SLOTS || slots > BS_BUILDER_MAX_SLOTS ||
-			(slots & (slots - 1)) != 0 || h->p2 != 0)
+			(slots & (slots - 1)) != 0)
 			return bs_fail(err, BS_ERR_FORMAT,
-						   "bloom_agg_state has an invalid table size %" PRIu64, slots);
+						   "bloom_agg_state has an invalid table size %" PRIu64 " (a power of two from %d to %" PRIu64 ")",
+						   slots, BS_BUILDER_MIN_SLOTS, BS_BUILDER_MAX_SLOTS);
+		if (h->p2 != 0)
+			return bs_fail(err, BS_ERR_FORMAT,
+						   "bloom_agg_state in its exact phase must have a hash count of 0, has %u", h->p2);
 		if (plen != slots * 8)
 			return bs_fail(err, BS_ERR_FORMAT,
 						   "bloom_agg_state of %" PRIu64 " slots must have %" PRIu64 " payload bytes, has %" PRIu64,
 						   slots, slots * 8, plen);
+		if (h->n > BS_BUILDER_EXACT_LIMIT)
+			return bs_fail(err, BS_ERR_FORMAT,
+						   "bloom_agg_state counts %" PRIu64 " hashes, more than the exact phase holds (%" PRIu64 ")",
+						   h->n, BS_BUILDER_EXACT_LIMIT);
 		if (!deep)
 			return BS_OK;
 		for (i = 0; i < slots; i++)
 			used += bs_load64(payload + i * 8) != 0;
-		if (used + ((h->p3 & BS_BUILDER_HASZERO) != 0) != h->n ||
-			h->n > BS_BUILDER_EXACT_LIMIT || used * 4 > slots * 3 || used == slots)
+		if (used * 4 > slots * 3)
 			return bs_fail(err, BS_ERR_FORMAT,
-						   "bloom_agg_state counts %" PRIu64 " hashes but holds %" PRIu64 " in %" PRIu64 " slots",
-						   h->n, used, slots);
+						   "bloom_agg_state's table of %" PRIu64 " slots is more than 3/4 full (%" PRIu64 " hashes)",
+						   slots, used);
+		if (used + ((h->p3 & BS_BUILDER_HASZERO) != 0) != h->n)
+			return bs_fail(err, BS_ERR_FORMAT,
+						   "bloom_agg_state counts %" PRIu64 " hashes but its table holds %" PRIu64 "%s",
+						   h->n, used, (h->p3 & BS_BUILDER_HASZERO) ? " and the zero hash" : "");
 	}
 	return BS_OK;
 }

@@ -104,7 +104,7 @@ bs_validate(const uint8_t *buf, size_t len, bs_kind kind, bool deep,
 	switch (kind)
 	{
 		case BS_KIND_BLOOM:
-			if (bs_bloom_check(&h, buf + BS_HEADER_SIZE, len - BS_HEADER_SIZE, err) != BS_OK)
+			if (bs_bloom_check(&h, buf + BS_HEADER_SIZE, len - BS_HEADER_SIZE, "bloom value", err) != BS_OK)
 				return BS_ERR_FORMAT;
 			break;
 		case BS_KIND_BLOOM_STATE:

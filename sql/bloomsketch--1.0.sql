@@ -97,11 +97,13 @@ CREATE FUNCTION bloom_intersection_trans(bloom, bloom) RETURNS bloom
   AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION bloom_intersection_trans(bloom, bloom) IS 'transition and combine function of bloom_intersection_agg (ANDs in place)';
 CREATE AGGREGATE bloom_union_agg(bloom) (
-  SFUNC = bloom_union_trans, STYPE = bloom, COMBINEFUNC = bloom_union_trans, PARALLEL = SAFE
+  SFUNC = bloom_union_trans, STYPE = bloom, SSPACE = 8192, COMBINEFUNC = bloom_union_trans,
+  PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE bloom_union_agg(bloom) IS 'union (bitwise OR) of the filters of a group';
 CREATE AGGREGATE bloom_intersection_agg(bloom) (
-  SFUNC = bloom_intersection_trans, STYPE = bloom, COMBINEFUNC = bloom_intersection_trans, PARALLEL = SAFE
+  SFUNC = bloom_intersection_trans, STYPE = bloom, SSPACE = 8192, COMBINEFUNC = bloom_intersection_trans,
+  PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE bloom_intersection_agg(bloom) IS 'intersection (bitwise AND) of the filters of a group';
 

@@ -175,7 +175,7 @@ bs_bloom_check_mergeable(const bs_bloom *a, const bs_bloom *b, bs_error *err)
 		bs_fail(err, BS_ERR_SHAPE,
 				"cannot merge bloom filters of different shapes: %" PRIu64 " bits with %u hashes (seed %" PRIu64 ") and %" PRIu64 " bits with %u hashes (seed %" PRIu64 ")",
 				a->m, a->k, a->seed, b->m, b->k, b->seed);
-		bs_error_hint(err, "Merge filters built with the same capacity and fpr, or the same bits and hashes.");
+		bs_error_hint(err, "Merge filters built with the same capacity and fpr, or the same bits and hashes. bloom_agg(x) without a capacity sizes each group's filter for that group alone; build filters you will merge with bloom_agg(x, capacity, fpr), the capacity fitting the merged set.");
 		return BS_ERR_SHAPE;
 	}
 	if (!bs_family_compatible(a->family, b->family))

@@ -333,3 +333,9 @@ FROM generate_series(1, 50000) x;
 
 DROP TABLE agg_vals, agg_by_type;
 RESET max_parallel_workers_per_gather;
+
+-- Past the dense phase's capacity (16 x 2^20 distinct values) an automatically
+-- sized filter cannot meet its rate: the final function says so with a
+-- WARNING and the fix; 15,000,000 values still meet it and do not warn.
+SELECT bloom_fpr(f) > 0.012 AS over_rate FROM (SELECT bloom_agg(g) AS f FROM generate_series(1, 20000000) g) s;
+SELECT bloom_fpr(f) <= 0.01 AS within_rate FROM (SELECT bloom_agg(g) AS f FROM generate_series(1, 15000000) g) s;

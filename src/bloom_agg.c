@@ -154,6 +154,34 @@ bloom_agg_combine(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(BS_VARLENA_OF(dst));
 }
 
+/*
+ * A filter cannot grow without its keys, so an auto-sized group past the
+ * dense phase's capacity (builder.h) misses its rate.  Say so, with the fix.
+ * Only dense-phase states are checked: there the rate estimated from the
+ * fill of millions of bits is exact enough not to warn by chance.
+ */
+static void
+warn_if_overfull(const uint8_t *state, const uint8_t *filter, uint64_t m, uint32_t k)
+{
+	bs_header	sh;
+	double		target,
+				fpr;
+	uint64_t	x;
+
+	bs_header_read(state, &sh);
+	if ((sh.p3 & (BS_BUILDER_DENSE | BS_BUILDER_FIXED)) != BS_BUILDER_DENSE)
+		return;
+	memcpy(&target, &sh.x, sizeof(target));
+	x = bs_popcount(filter + BS_HEADER_SIZE, bs_bloom_payload_bytes(m));
+	fpr = bs_bloom_fpr_from_fill(m, k, x);
+	if (fpr > 1.2 * target)
+		ereport(WARNING,
+				(errcode(ERRCODE_WARNING),
+				 errmsg("bloom_agg: about %.0f distinct values exceed what an automatically sized filter holds at fpr %g; its false-positive rate is about %.3g",
+						bs_bloom_cardinality(m, k, x), target, fpr),
+				 errhint("Pass a capacity for the group: bloom_agg(x, capacity, fpr).")));
+}
+
 /* Final: the filter, sized as builder.h says; the state is left as it is. */
 Datum
 bloom_agg_final(PG_FUNCTION_ARGS)
@@ -169,6 +197,7 @@ bloom_agg_final(PG_FUNCTION_ARGS)
 	BS_TRY(bs_bloom_size(m, &total, BS_ERR), 0);
 	v = bs_new_sketch((size_t) total);
 	bs_builder_finish(s.data, m, k, BS_DATA(v));
+	warn_if_overfull(s.data, BS_DATA(v), m, k);
 	bs_sketch_release(&s);
 	PG_RETURN_BYTEA_P(v);
 }

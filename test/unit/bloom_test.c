@@ -55,16 +55,6 @@ measure_fpr(uint8_t *buf, unit_rng *r, uint64_t probes)
 	return (double) hits / (double) probes;
 }
 
-static uint64_t *
-random_hashes(unit_rng *r, size_t n)
-{
-	uint64_t   *h = unit_calloc(n, sizeof(uint64_t));
-	size_t		i;
-
-	for (i = 0; i < n; i++)
-		h[i] = unit_next(r);
-	return h;
-}
 
 static void
 test_sizing(void)
@@ -137,7 +127,7 @@ test_no_false_negatives(void)
 {
 	unit_rng	r = {101};
 	const size_t n = 1000000;
-	uint64_t   *h = random_hashes(&r, n);
+	uint64_t   *h = unit_random_hashes(&r, n);
 	uint64_t	m;
 	uint32_t	k;
 	uint8_t    *buf;
@@ -171,7 +161,7 @@ test_fpr_by_formula(void)
 	for (i = 0; i < 2; i++)
 	{
 		unit_rng	r = {200 + (uint64_t) i};
-		uint64_t   *h = random_hashes(&r, n);
+		uint64_t   *h = unit_random_hashes(&r, n);
 		uint64_t	m;
 		uint32_t	k;
 		uint8_t    *buf;
@@ -227,7 +217,7 @@ test_fpr_table3(void)
 	const uint64_t n = 200000;
 	const uint64_t probes = 4000000;
 	unit_rng	r = {300};
-	uint64_t   *h = random_hashes(&r, n);
+	uint64_t   *h = unit_random_hashes(&r, n);
 	int			i;
 
 	for (i = 0; i < (int) (sizeof(t3) / sizeof(t3[0])); i++)
@@ -409,7 +399,7 @@ test_merges(void)
 {
 	unit_rng	r = {400};
 	/* A = h[0, 50000), B = h[30000, 80000): intersection h[30000, 50000) */
-	uint64_t   *h = random_hashes(&r, 80000);
+	uint64_t   *h = unit_random_hashes(&r, 80000);
 	const uint64_t m = 479001;		/* 6 bits per value of the union, odd m */
 	const uint32_t k = 4;
 	uint8_t    *fa = new_filter(m, k, BS_FAMILY_INTEGER, 0),
@@ -530,7 +520,7 @@ test_fold(void)
 	static const uint64_t bigf[] = {2, 3, 4, 6, 8, 9, 12, 16, 27, 64, 729, 1024, 746496};
 	static const uint64_t oddf[] = {1, 3, 5, 7, 11, 15, 21, 33, 77, 1155};
 	unit_rng	r = {500};
-	uint64_t   *h = random_hashes(&r, 30000);
+	uint64_t   *h = unit_random_hashes(&r, 30000);
 	int			pass;
 
 	for (pass = 0; pass < 2; pass++)

@@ -4,7 +4,7 @@
  * dense filter folded at the end), fixed states, merge errors and the state
  * check.
  *
- * Memory: every state and result comes from a calloc-backed arena that is
+ * Memory: every state and result comes from a calloc-backed unit_arena that is
  * emptied after each part; states replaced while adding are freed at once.
  * The dense phase at p = 0.01 holds a ~20 MB filter; the peak is ~80 MB.
  */
@@ -18,44 +18,10 @@
 #include "core/format.h"
 #include "unit.h"
 
-/* ---- a calloc-backed allocator that remembers what it gave out ---- */
-
-typedef struct arena
-{
-	void	  **ptr;
-	size_t		n,
-				cap;
-} arena;
-
-static uint8_t *
-arena_alloc(void *ctx, size_t len)
-{
-	arena	   *a = ctx;
-
-	if (a->n == a->cap)
-	{
-		a->cap = a->cap ? a->cap * 2 : 64;
-		a->ptr = realloc(a->ptr, a->cap * sizeof(void *));
-		if (a->ptr == NULL)
-			exit(2);
-	}
-	a->ptr[a->n] = unit_calloc(1, len);
-	return a->ptr[a->n++];
-}
-
-static void
-arena_reset(arena *a)
-{
-	size_t		i;
-
-	for (i = 0; i < a->n; i++)
-		free(a->ptr[i]);
-	a->n = 0;
-}
 
 /* Free one buffer early (a state that bs_builder_add replaced). */
 static void
-arena_drop(arena *a, void *p)
+arena_drop(unit_arena *a, void *p)
 {
 	size_t		i;
 
@@ -68,21 +34,11 @@ arena_drop(arena *a, void *p)
 		}
 }
 
-static arena the_arena;
-static const bs_allocator alloc = {arena_alloc, &the_arena};
+static unit_arena the_arena;
+static const bs_allocator alloc = {unit_arena_alloc, &the_arena};
 
 /* ---- helpers ---- */
 
-static uint64_t *
-random_hashes(unit_rng *r, size_t n)
-{
-	uint64_t   *h = unit_calloc(n, sizeof(uint64_t));
-	size_t		i;
-
-	for (i = 0; i < n; i++)
-		h[i] = unit_next(r);
-	return h;
-}
 
 static void
 shuffle(uint64_t *h, size_t n, unit_rng *r)
@@ -133,7 +89,7 @@ static uint8_t *
 copy_state(const uint8_t *s)
 {
 	size_t		len = bs_builder_size(s);
-	uint8_t    *c = arena_alloc(&the_arena, len);
+	uint8_t    *c = unit_arena_alloc(&the_arena, len);
 
 	memcpy(c, s, len);
 	return c;
@@ -154,7 +110,7 @@ finish(const uint8_t *s, size_t *len)
 		fprintf(stderr, "bad result shape %" PRIu64 "\n", m);
 		exit(2);
 	}
-	out = arena_alloc(&the_arena, (size_t) total);
+	out = unit_arena_alloc(&the_arena, (size_t) total);
 	bs_builder_finish(s, m, k, out);
 	*len = (size_t) total;
 	return out;
@@ -173,7 +129,7 @@ direct_filter(double n, double p, uint8_t family, const uint64_t *h, size_t nh, 
 	if (bs_bloom_optimal_bits(n, p, &m, NULL) != BS_OK || bs_bloom_optimal_hashes(m, n, &k, NULL) != BS_OK ||
 		bs_bloom_size(m, &total, NULL) != BS_OK)
 		exit(2);
-	out = arena_alloc(&the_arena, (size_t) total);
+	out = unit_arena_alloc(&the_arena, (size_t) total);
 	bs_bloom_init(out, m, k, family, 0);
 	for (i = 0; i < nh; i++)
 		bs_bloom_add_hash(out + BS_HEADER_SIZE, m, k, h[i]);
@@ -238,7 +194,7 @@ test_exact_order(void)
 {
 	unit_rng	r = {1000};
 	const size_t n = 5000;
-	uint64_t   *h = random_hashes(&r, n);
+	uint64_t   *h = unit_random_hashes(&r, n);
 	uint64_t   *stream = unit_calloc(3 * n + 3, sizeof(uint64_t));
 	size_t		ns = 0,
 				i,
@@ -304,7 +260,7 @@ test_exact_order(void)
 	}
 	free(h);
 	free(stream);
-	arena_reset(&the_arena);
+	unit_arena_reset(&the_arena);
 }
 
 static void
@@ -312,7 +268,7 @@ test_split_merge(void)
 {
 	unit_rng	r = {1100};
 	const size_t n = 20000;
-	uint64_t   *h = random_hashes(&r, n);
+	uint64_t   *h = unit_random_hashes(&r, n);
 	uint8_t    *whole,
 			   *fw;
 	size_t		lw;
@@ -384,7 +340,7 @@ test_split_merge(void)
 				{
 					const uint8_t *src = st[order[j]];
 					size_t		slen = bs_builder_size(src);
-					uint8_t    *before = arena_alloc(&the_arena, slen);
+					uint8_t    *before = unit_arena_alloc(&the_arena, slen);
 					bs_status	s;
 
 					memcpy(before, src, slen);
@@ -412,7 +368,7 @@ test_split_merge(void)
 	CHECK(bad_src == 0, "bs_builder_merge never modifies its source state (%d modified)", bad_src);
 	CHECK(fw[BS_OFF_FAMILY] == BS_FAMILY_TEXT, "the final filter has the text family");
 	free(h);
-	arena_reset(&the_arena);
+	unit_arena_reset(&the_arena);
 }
 
 /* Measured FPR of auto-sized filters for n distinct values, averaged over enough filters. */
@@ -433,7 +389,7 @@ check_auto_fpr(size_t n, double p, uint64_t seed)
 
 	for (f = 0; f < filters; f++)
 	{
-		uint64_t   *h = random_hashes(&r, n);
+		uint64_t   *h = unit_random_hashes(&r, n);
 		uint8_t    *s = add_all(new_auto(p, BS_FAMILY_INTEGER), h, n),
 				   *out;
 		size_t		len;
@@ -445,7 +401,7 @@ check_auto_fpr(size_t n, double p, uint64_t seed)
 		missing += count_missing(out, h, n);
 		hits += count_hits(out, &r, per);
 		free(h);
-		arena_reset(&the_arena);
+		unit_arena_reset(&the_arena);
 	}
 	bs_bloom_optimal_bits((double) n, p, &opt, NULL);
 	{
@@ -472,7 +428,7 @@ test_auto_exact_sizes(void)
 	/* the limit itself: 2^20 distinct stays exact, one more goes dense */
 	{
 		unit_rng	r = {1400};
-		uint64_t   *h = random_hashes(&r, BS_BUILDER_EXACT_LIMIT + 1);
+		uint64_t   *h = unit_random_hashes(&r, BS_BUILDER_EXACT_LIMIT + 1);
 		uint8_t    *s = add_all(new_auto(0.05, BS_FAMILY_INTEGER), h, BS_BUILDER_EXACT_LIMIT);
 		bool		exact_at_limit = !(flags_of(s) & BS_BUILDER_DENSE) &&
 			bs_load64(s + BS_OFF_N) == BS_BUILDER_EXACT_LIMIT &&
@@ -488,7 +444,7 @@ test_auto_exact_sizes(void)
 			  "the 2^20 + 1st distinct hash turns it dense (%" PRIu64 " bits, k = %u) and it validates",
 			  bs_load64(s + BS_OFF_P1), bs_load32(s + BS_OFF_P2));
 		free(h);
-		arena_reset(&the_arena);
+		unit_arena_reset(&the_arena);
 	}
 }
 
@@ -496,7 +452,7 @@ static void
 check_dense(size_t n, double p, uint64_t seed)
 {
 	unit_rng	r = {seed};
-	uint64_t   *h = random_hashes(&r, n);
+	uint64_t   *h = unit_random_hashes(&r, n);
 	uint8_t    *s = add_all(new_auto(p, BS_FAMILY_INTEGER), h, n),
 			   *out;
 	size_t		len;
@@ -520,7 +476,7 @@ check_dense(size_t n, double p, uint64_t seed)
 		  bs_validate(out, len, BS_KIND_BLOOM, true, NULL, NULL) == BS_OK,
 		  "dense state of n = %zu at p = %g and its final filter pass bs_validate", n, p);
 	free(h);
-	arena_reset(&the_arena);
+	unit_arena_reset(&the_arena);
 }
 
 static void
@@ -556,7 +512,7 @@ test_exact_dense_merge(void)
 	unit_rng	r = {1600};
 	const double p = 0.3;		/* a small dense filter (42.5M bits) keeps this quick */
 	const size_t n = 1200000;
-	uint64_t   *h = random_hashes(&r, n);
+	uint64_t   *h = unit_random_hashes(&r, n);
 	uint8_t    *whole = add_all(new_auto(p, BS_FAMILY_INTEGER), h, n),
 			   *fw,
 			   *dense,
@@ -581,8 +537,8 @@ test_exact_dense_merge(void)
 	exact = add_all(new_auto(p, BS_FAMILY_NONE), h + 1000000, 200000);
 	dlen = bs_builder_size(dense);
 	elen = bs_builder_size(exact);
-	dense_before = arena_alloc(&the_arena, dlen);
-	exact_before = arena_alloc(&the_arena, elen);
+	dense_before = unit_arena_alloc(&the_arena, dlen);
+	exact_before = unit_arena_alloc(&the_arena, elen);
 	memcpy(dense_before, dense, dlen);
 	memcpy(exact_before, exact, elen);
 
@@ -598,7 +554,7 @@ test_exact_dense_merge(void)
 		  m_of(fw), k_of(fw));
 	CHECK(memcmp(dense, dense_before, dlen) == 0 && memcmp(exact, exact_before, elen) == 0,
 		  "neither source state was modified by the merges");
-	arena_reset(&the_arena);
+	unit_arena_reset(&the_arena);
 
 	/* two exact states whose union passes the limit */
 	{
@@ -626,7 +582,7 @@ test_exact_dense_merge(void)
 		fb = finish(mb, &lb);
 		CHECK(same_bytes(fa, la, fw, lw) && same_bytes(fb, lb, fw, lw),
 			  "both merge orders of the two exact states give the one-state filter");
-		arena_reset(&the_arena);
+		unit_arena_reset(&the_arena);
 	}
 	free(h);
 }
@@ -635,7 +591,7 @@ static void
 test_fixed(void)
 {
 	unit_rng	r = {1700};
-	uint64_t   *h = random_hashes(&r, 8000);
+	uint64_t   *h = unit_random_hashes(&r, 8000);
 	uint8_t    *s,
 			   *s2,
 			   *f,
@@ -701,7 +657,7 @@ test_fixed(void)
 		  bs_builder_new_auto(ldexp(1, -64), 0, 0, &alloc, &s, &err) == BS_OK,
 		  "auto state with fpr 0, 1, NaN or 2^-65 is BS_ERR_PARAM; 2^-64 is accepted");
 	free(h);
-	arena_reset(&the_arena);
+	unit_arena_reset(&the_arena);
 }
 
 static void
@@ -730,7 +686,7 @@ test_merge_errors(void)
 	bs_builder_new_auto(0.01, BS_FAMILY_INTEGER, 1, &alloc, &sd, NULL);
 
 	len = bs_builder_size(a1);
-	before = arena_alloc(&the_arena, len);
+	before = unit_arena_alloc(&the_arena, len);
 	memcpy(before, a1, len);
 	res = bs_builder_merge(a1, a2, &alloc, &err, &st);
 	CHECK(res == NULL && st == BS_ERR_SHAPE && strstr(err.msg, "0.01") && strstr(err.msg, "0.02"),
@@ -768,14 +724,14 @@ test_merge_errors(void)
 	CHECK(bs_builder_same_target(fx, true, 100, 0.01) && !bs_builder_same_target(fx, true, 101, 0.01) &&
 		  !bs_builder_same_target(fx, false, 100, 0.01) && !bs_builder_same_target(fx, true, 100, 0.011),
 		  "bs_builder_same_target of a fixed (100, 0.01) state: same only for fixed, 100, 0.01");
-	arena_reset(&the_arena);
+	unit_arena_reset(&the_arena);
 }
 
 static void
 test_check(void)
 {
 	unit_rng	r = {1900};
-	uint64_t   *h = random_hashes(&r, BS_BUILDER_EXACT_LIMIT + 10);
+	uint64_t   *h = unit_random_hashes(&r, BS_BUILDER_EXACT_LIMIT + 10);
 	uint8_t    *s = add_all(new_auto(0.3, BS_FAMILY_INTEGER), h, 1000),
 			   *d;
 	size_t		len = bs_builder_size(s);
@@ -816,7 +772,7 @@ test_check(void)
 	CHECK(bs_validate(d, len, BS_KIND_BLOOM_STATE, true, NULL, &err) == BS_ERR_FORMAT,
 		  "a dense state with one hash too many for its fpr is BS_ERR_FORMAT (%s)", err.msg);
 	free(h);
-	arena_reset(&the_arena);
+	unit_arena_reset(&the_arena);
 }
 
 int

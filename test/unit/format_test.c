@@ -21,43 +21,9 @@
 #include "core/hash.h"
 #include "unit.h"
 
-/* ---- a calloc-backed allocator that remembers what it gave out ---- */
 
-typedef struct arena
-{
-	void	  **ptr;
-	size_t		n,
-				cap;
-} arena;
-
-static uint8_t *
-arena_alloc(void *ctx, size_t len)
-{
-	arena	   *a = ctx;
-
-	if (a->n == a->cap)
-	{
-		a->cap = a->cap ? a->cap * 2 : 16;
-		a->ptr = realloc(a->ptr, a->cap * sizeof(void *));
-		if (a->ptr == NULL)
-			exit(2);
-	}
-	a->ptr[a->n] = unit_calloc(1, len);
-	return a->ptr[a->n++];
-}
-
-static void
-arena_reset(arena *a)
-{
-	size_t		i;
-
-	for (i = 0; i < a->n; i++)
-		free(a->ptr[i]);
-	a->n = 0;
-}
-
-static arena the_arena;
-static const bs_allocator alloc = {arena_alloc, &the_arena};
+static unit_arena the_arena;
+static const bs_allocator alloc = {unit_arena_alloc, &the_arena};
 
 /* ---- valid values to start from ---- */
 
@@ -115,7 +81,7 @@ keep_auto(const char *what, double fpr, uint8_t family, int nhashes, bool zero,
 	for (i = 0; i < nhashes; i++)
 		s = bs_builder_add(s, unit_next(r), &alloc);
 	keep(what, BS_KIND_BLOOM_STATE, s, bs_builder_size(s));
-	arena_reset(&the_arena);
+	unit_arena_reset(&the_arena);
 }
 
 static void
@@ -130,7 +96,7 @@ keep_fixed(const char *what, double cap, double fpr, uint8_t family, int nhashes
 	for (i = 0; i < nhashes; i++)
 		s = bs_builder_add(s, unit_next(r), &alloc);
 	keep(what, BS_KIND_BLOOM_STATE, s, bs_builder_size(s));
-	arena_reset(&the_arena);
+	unit_arena_reset(&the_arena);
 }
 
 static void
@@ -582,7 +548,7 @@ exercise_state(uint8_t *buf, size_t len, unit_rng *r, fuzz_stats *fs)
 	if (bs_validate(s, bs_builder_size(s), BS_KIND_BLOOM_STATE, true, NULL, NULL) != BS_OK)
 		fs->bad_revalidate++;
 	finish_and_check(s, added, 4, fs);
-	arena_reset(&the_arena);
+	unit_arena_reset(&the_arena);
 }
 
 /* For a longer run by hand: -DUNIT_FUZZ_ITERATIONS=2000000 -DUNIT_FUZZ_SEED=1 */

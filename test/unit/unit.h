@@ -94,4 +94,50 @@ unit_calloc(size_t n, size_t size)
 	return p;
 }
 
+/* n random 64-bit hashes in a new array (free it). */
+static inline uint64_t *
+unit_random_hashes(unit_rng *r, size_t n)
+{
+	uint64_t   *h = unit_calloc(n, sizeof(uint64_t));
+	size_t		i;
+
+	for (i = 0; i < n; i++)
+		h[i] = unit_next(r);
+	return h;
+}
+
+/* A calloc-backed allocator for the core that remembers what it gave out. */
+typedef struct unit_arena
+{
+	void	  **ptr;
+	size_t		n,
+				cap;
+} unit_arena;
+
+static inline uint8_t *
+unit_arena_alloc(void *ctx, size_t len)
+{
+	unit_arena *a = ctx;
+
+	if (a->n == a->cap)
+	{
+		a->cap = a->cap ? a->cap * 2 : 64;
+		a->ptr = realloc(a->ptr, a->cap * sizeof(void *));
+		if (a->ptr == NULL)
+			exit(2);
+	}
+	a->ptr[a->n] = unit_calloc(1, len);
+	return a->ptr[a->n++];
+}
+
+static inline void
+unit_arena_reset(unit_arena *a)
+{
+	size_t		i;
+
+	for (i = 0; i < a->n; i++)
+		free(a->ptr[i]);
+	a->n = 0;
+}
+
 #endif

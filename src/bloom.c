@@ -382,7 +382,7 @@ bloom_optimal_hashes(PG_FUNCTION_ARGS)
 	PG_RETURN_INT32((int32) k);
 }
 
-/* bits >= 1, capacity >= 0, 1 <= hashes <= 64; bits up to 1 GB when a filter must exist. */
+/* bits >= 1, capacity >= 0, 1 <= hashes <= 64; bits within the size limit when a filter must exist. */
 static void
 planning_args(FunctionCallInfo fcinfo, bool buildable, uint64_t *m, uint64_t *n,
 			  uint32_t *k)

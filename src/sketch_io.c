@@ -76,7 +76,7 @@ bs_sketch_out(FunctionCallInfo fcinfo, bs_kind kind)
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("%s value of %zu bytes is too large for its text form",
 						bs_kind_name(kind), len),
-				 errhint("Use binary COPY or the bytea cast for sketches over 512 MB.")));
+				 errhint("Sketches made by this version are at most 511 MiB; this one was not.")));
 	out = palloc(outlen + 1);
 	bs_hex_encode((const uint8_t *) VARDATA_ANY(v), len, out);
 	out[outlen] = '\0';

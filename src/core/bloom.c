@@ -28,7 +28,7 @@ bs_bloom_check_shape(uint64_t m, uint64_t k, bs_error *err)
 				"a bloom filter must have between 1 and %" PRIu64 " bits, got %" PRIu64,
 				(uint64_t) BS_BLOOM_MAX_BITS, m);
 		if (m > BS_BLOOM_MAX_BITS)
-			bs_error_detail(err, "That filter would take %" PRIu64 " bytes; PostgreSQL values are limited to 1 GB.",
+			bs_error_detail(err, "That filter would take %" PRIu64 " bytes. " BS_LIMIT_TEXT,
 							bs_bloom_payload_bytes(m) + BS_HEADER_SIZE);
 		return m < 1 ? BS_ERR_PARAM : BS_ERR_LIMIT;
 	}
@@ -52,7 +52,7 @@ bs_bloom_optimal_bits(double n, double p, uint64_t *m, bs_error *err)
 		bs_fail(err, BS_ERR_LIMIT,
 				"a bloom filter for %.0f values at false-positive rate %g would need %.0f bits, more than the limit of %" PRIu64,
 				n, p, bits, (uint64_t) BS_BLOOM_MAX_BITS);
-		bs_error_detail(err, "That filter would take about %.0f bytes; PostgreSQL values are limited to 1 GB.",
+		bs_error_detail(err, "That filter would take about %.0f bytes. " BS_LIMIT_TEXT,
 						bits / 8 + BS_HEADER_SIZE);
 		bs_error_hint(err, "Ask for a smaller capacity or a larger false-positive rate, or split the set.");
 		return BS_ERR_LIMIT;

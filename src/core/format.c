@@ -139,7 +139,7 @@ bs_total_size(uint64_t payload, const char *what, uint64_t *total, bs_error *err
 		bs_fail(err, BS_ERR_LIMIT,
 				"%s would take %" PRIu64 " bytes, more than the limit of %" PRIu64,
 				what, payload, BS_MAX_SKETCH_BYTES - BS_HEADER_SIZE);
-		bs_error_hint(err, "PostgreSQL values are limited to 1 GB; ask for a smaller capacity or a larger false-positive rate.");
+		bs_error_hint(err, BS_LIMIT_TEXT " Ask for a smaller capacity or a larger false-positive rate.");
 		return BS_ERR_LIMIT;
 	}
 	*total = payload + BS_HEADER_SIZE;

@@ -39,8 +39,14 @@
 #define BS_FORMAT_VERSION 1
 #define BS_HEADER_SIZE 48
 
-/* Largest sketch in bytes: PostgreSQL's 1 GB allocation limit less the varlena header. */
-#define BS_MAX_SKETCH_BYTES ((uint64_t) 0x3fffffff - 4)
+/*
+ * Largest sketch in bytes: 511 MiB, so that its text form (two hexadecimal
+ * digits a byte) fits PostgreSQL's 1 GB limit with room for the other columns
+ * of a COPY line.  pg_dump dumps through COPY's text form, so a larger value
+ * could be stored but never backed up.
+ */
+#define BS_MAX_SKETCH_BYTES ((uint64_t) 511 * 1024 * 1024)
+#define BS_LIMIT_TEXT "Sketches are limited to 511 MiB so that their text form fits PostgreSQL's 1 GB limit and pg_dump can dump them."
 
 typedef enum bs_kind
 {
@@ -92,7 +98,7 @@ bs_status	bs_validate(const uint8_t *buf, size_t len, bs_kind kind, bool deep,
 bool		bs_family_compatible(uint8_t a, uint8_t b);
 uint8_t		bs_family_join(uint8_t a, uint8_t b);
 
-/* Overflow-checked total = HEADER + payload; BS_ERR_LIMIT past the 1 GB limit. */
+/* Overflow-checked total = HEADER + payload; BS_ERR_LIMIT past BS_MAX_SKETCH_BYTES. */
 bs_status	bs_total_size(uint64_t payload, const char *what, uint64_t *total,
 						  bs_error *err);
 

@@ -406,3 +406,348 @@ CREATE AGGREGATE bloom_agg(timestamptz, bigint, double precision) (
   PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE bloom_agg(timestamptz, bigint, double precision) IS 'Bloom filter of the group''s values with the shape of bloom_empty(capacity, fpr)';
+
+-- ---------------------------------------------------------------------------
+-- type cms (Count-Min sketch)
+-- ---------------------------------------------------------------------------
+CREATE TYPE cms;
+
+CREATE FUNCTION cms_in(cstring) RETURNS cms
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION cms_out(cms) RETURNS cstring
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION cms_recv(internal) RETURNS cms
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION cms_send(cms) RETURNS bytea
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE TYPE cms (
+  INPUT = cms_in, OUTPUT = cms_out, RECEIVE = cms_recv, SEND = cms_send,
+  INTERNALLENGTH = VARIABLE, ALIGNMENT = int4, STORAGE = extended
+);
+COMMENT ON TYPE cms IS 'Count-Min sketch: approximate frequencies, never below the true count and at most eps N above it with probability 1 - delta';
+COMMENT ON FUNCTION cms_in(cstring) IS 'text input of cms ("\x" and hexadecimal format bytes), validated';
+COMMENT ON FUNCTION cms_out(cms) IS 'text output of cms ("\x" and hexadecimal format bytes)';
+COMMENT ON FUNCTION cms_recv(internal) IS 'binary input of cms (the format bytes), validated';
+COMMENT ON FUNCTION cms_send(cms) IS 'binary output of cms (the format bytes)';
+
+CREATE FUNCTION cms_from_bytea(bytea) RETURNS cms
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cms_from_bytea(bytea) IS 'validates format bytes and returns them as a cms (the bytea to cms cast)';
+CREATE CAST (cms AS bytea) WITHOUT FUNCTION;
+COMMENT ON CAST (cms AS bytea) IS 'the sketch''s format bytes (doc/format.md)';
+CREATE CAST (bytea AS cms) WITH FUNCTION cms_from_bytea(bytea);
+COMMENT ON CAST (bytea AS cms) IS 'format bytes to a count-min sketch, validated';
+
+CREATE FUNCTION cms_empty(epsilon double precision DEFAULT 0.001, delta double precision DEFAULT 0.01) RETURNS cms
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cms_empty(double precision, double precision) IS 'empty sketch with error eps N at probability 1 - delta: width = ceil(e / epsilon), depth = ceil(ln(1 / delta))';
+CREATE FUNCTION cms_empty_dims(width integer, depth integer) RETURNS cms
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cms_empty_dims(integer, integer) IS 'empty sketch with an explicit width and depth (1 to 64 rows)';
+
+CREATE FUNCTION cms_add(cms, anyelement, count bigint DEFAULT 1) RETURNS cms
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+COMMENT ON FUNCTION cms_add(cms, anyelement, bigint) IS 'a new sketch with count added for the value; a NULL value or count returns the sketch unchanged';
+CREATE FUNCTION cms_add(cms, text, count bigint DEFAULT 1) RETURNS cms
+  AS 'MODULE_PATHNAME', 'cms_add' LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+COMMENT ON FUNCTION cms_add(cms, text, bigint) IS 'cms_add for text values (so unknown literals resolve)';
+CREATE FUNCTION cms_frequency(cms, anyelement) RETURNS bigint
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cms_frequency(cms, anyelement) IS 'estimated count of the value: never below the true count';
+CREATE FUNCTION cms_frequency(cms, text) RETURNS bigint
+  AS 'MODULE_PATHNAME', 'cms_frequency' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cms_frequency(cms, text) IS 'cms_frequency for text values (so unknown literals resolve)';
+CREATE OPERATOR -> (LEFTARG = cms, RIGHTARG = anyelement, FUNCTION = cms_frequency);
+COMMENT ON OPERATOR -> (cms, anyelement) IS 'estimated count of the value (cms_frequency)';
+CREATE OPERATOR -> (LEFTARG = cms, RIGHTARG = text, FUNCTION = cms_frequency);
+COMMENT ON OPERATOR -> (cms, text) IS 'estimated count of the text value (cms_frequency)';
+
+CREATE FUNCTION cms_total(cms) RETURNS bigint
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cms_total(cms) IS 'total count N of everything added';
+CREATE FUNCTION cms_error_bound(cms) RETURNS double precision
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cms_error_bound(cms) IS 'eps N with eps = e / width: the additive error that holds with probability 1 - delta';
+
+CREATE FUNCTION cms_union(cms, cms) RETURNS cms
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cms_union(cms, cms) IS 'counter-wise sum of two sketches of the same shape: the sketch of both streams, exactly';
+CREATE OPERATOR + (LEFTARG = cms, RIGHTARG = cms, FUNCTION = cms_union, COMMUTATOR = +);
+COMMENT ON OPERATOR + (cms, cms) IS 'sum of two sketches (cms_union)';
+CREATE FUNCTION cms_union_trans(cms, cms) RETURNS cms
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cms_union_trans(cms, cms) IS 'transition and combine function of cms_union_agg and combine function of cms_agg (adds in place)';
+CREATE AGGREGATE cms_union_agg(cms) (
+  SFUNC = cms_union_trans, STYPE = cms, SSPACE = 108808, COMBINEFUNC = cms_union_trans,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE cms_union_agg(cms) IS 'sum of the sketches of a group';
+
+CREATE FUNCTION cms_inner_product(cms, cms) RETURNS numeric
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cms_inner_product(cms, cms) IS 'estimated inner product of the two streams'' frequency vectors (the size of their equi-join); never below the true value';
+
+CREATE FUNCTION cms_info(cms,
+  OUT width bigint, OUT depth integer, OUT epsilon double precision, OUT delta double precision,
+  OUT total bigint, OUT bytes integer, OUT key_family text, OUT format_version integer,
+  OUT hash_algorithm text, OUT seed bigint)
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cms_info(cms) IS 'shape, the epsilon and delta it guarantees, total, size in bytes, key family and format of a sketch';
+
+CREATE FUNCTION cms_eq(cms, cms) RETURNS boolean
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cms_eq(cms, cms) IS 'true if the two sketches are identical, byte for byte';
+CREATE FUNCTION cms_ne(cms, cms) RETURNS boolean
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cms_ne(cms, cms) IS 'true if the two sketches differ';
+CREATE OPERATOR = (LEFTARG = cms, RIGHTARG = cms, FUNCTION = cms_eq,
+  COMMUTATOR = =, NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel, HASHES);
+COMMENT ON OPERATOR = (cms, cms) IS 'identical sketches';
+CREATE OPERATOR <> (LEFTARG = cms, RIGHTARG = cms, FUNCTION = cms_ne,
+  COMMUTATOR = <>, NEGATOR = =, RESTRICT = neqsel, JOIN = neqjoinsel);
+COMMENT ON OPERATOR <> (cms, cms) IS 'different sketches';
+CREATE FUNCTION cms_hash(cms) RETURNS integer
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cms_hash(cms) IS 'hash of the format bytes (support function of the hash operator class)';
+CREATE OPERATOR CLASS cms_hash_ops DEFAULT FOR TYPE cms USING hash AS
+  OPERATOR 1 = (cms, cms),
+  FUNCTION 1 cms_hash(cms);
+COMMENT ON OPERATOR CLASS cms_hash_ops USING hash IS 'byte equality of sketches, so DISTINCT, GROUP BY and hash joins work on cms';
+COMMENT ON OPERATOR FAMILY cms_hash_ops USING hash IS 'byte equality of sketches (the family of cms_hash_ops)';
+
+CREATE FUNCTION cms_agg_trans(cms, anyelement) RETURNS cms
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+COMMENT ON FUNCTION cms_agg_trans(cms, anyelement) IS 'transition function of cms_agg(value)';
+CREATE FUNCTION cms_agg_trans(cms, anyelement, double precision, double precision) RETURNS cms
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+COMMENT ON FUNCTION cms_agg_trans(cms, anyelement, double precision, double precision) IS 'transition function of cms_agg(value, epsilon, delta)';
+CREATE FUNCTION cms_agg_weighted_trans(cms, anyelement, bigint) RETURNS cms
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+COMMENT ON FUNCTION cms_agg_weighted_trans(cms, anyelement, bigint) IS 'transition function of cms_agg_weighted(value, weight)';
+CREATE FUNCTION cms_agg_weighted_trans(cms, anyelement, bigint, double precision, double precision) RETURNS cms
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+COMMENT ON FUNCTION cms_agg_weighted_trans(cms, anyelement, bigint, double precision, double precision) IS 'transition function of cms_agg_weighted(value, weight, epsilon, delta)';
+
+-- Concrete overloads per key type, as for bloom_agg. The state is the sketch
+-- itself (its size is fixed by epsilon and delta), so there is no final function.
+
+CREATE AGGREGATE cms_agg(smallint) (
+  SFUNC = cms_agg_trans, STYPE = cms, SSPACE = 108808, COMBINEFUNC = cms_union_trans,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE cms_agg(smallint) IS 'Count-Min sketch: count of each value of the group (epsilon 0.001, delta 0.01)';
+CREATE AGGREGATE cms_agg(smallint, double precision, double precision) (
+  SFUNC = cms_agg_trans, STYPE = cms, SSPACE = 108808, COMBINEFUNC = cms_union_trans,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE cms_agg(smallint, double precision, double precision) IS 'Count-Min sketch: count of each value of the group, with error epsilon N at probability 1 - delta';
+CREATE AGGREGATE cms_agg_weighted(smallint, bigint) (
+  SFUNC = cms_agg_weighted_trans, STYPE = cms, SSPACE = 108808, COMBINEFUNC = cms_union_trans,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE cms_agg_weighted(smallint, bigint) IS 'Count-Min sketch: sum of the non-negative weights of each value of the group (epsilon 0.001, delta 0.01)';
+CREATE AGGREGATE cms_agg_weighted(smallint, bigint, double precision, double precision) (
+  SFUNC = cms_agg_weighted_trans, STYPE = cms, SSPACE = 108808, COMBINEFUNC = cms_union_trans,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE cms_agg_weighted(smallint, bigint, double precision, double precision) IS 'Count-Min sketch: sum of the non-negative weights of each value of the group, with error epsilon N at probability 1 - delta';
+CREATE AGGREGATE cms_agg(integer) (
+  SFUNC = cms_agg_trans, STYPE = cms, SSPACE = 108808, COMBINEFUNC = cms_union_trans,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE cms_agg(integer) IS 'Count-Min sketch: count of each value of the group (epsilon 0.001, delta 0.01)';
+CREATE AGGREGATE cms_agg(integer, double precision, double precision) (
+  SFUNC = cms_agg_trans, STYPE = cms, SSPACE = 108808, COMBINEFUNC = cms_union_trans,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE cms_agg(integer, double precision, double precision) IS 'Count-Min sketch: count of each value of the group, with error epsilon N at probability 1 - delta';
+CREATE AGGREGATE cms_agg_weighted(integer, bigint) (
+  SFUNC = cms_agg_weighted_trans, STYPE = cms, SSPACE = 108808, COMBINEFUNC = cms_union_trans,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE cms_agg_weighted(integer, bigint) IS 'Count-Min sketch: sum of the non-negative weights of each value of the group (epsilon 0.001, delta 0.01)';
+CREATE AGGREGATE cms_agg_weighted(integer, bigint, double precision, double precision) (
+  SFUNC = cms_agg_weighted_trans, STYPE = cms, SSPACE = 108808, COMBINEFUNC = cms_union_trans,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE cms_agg_weighted(integer, bigint, double precision, double precision) IS 'Count-Min sketch: sum of the non-negative weights of each value of the group, with error epsilon N at probability 1 - delta';
+CREATE AGGREGATE cms_agg(bigint) (
+  SFUNC = cms_agg_trans, STYPE = cms, SSPACE = 108808, COMBINEFUNC = cms_union_trans,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE cms_agg(bigint) IS 'Count-Min sketch: count of each value of the group (epsilon 0.001, delta 0.01)';
+CREATE AGGREGATE cms_agg(bigint, double precision, double precision) (
+  SFUNC = cms_agg_trans, STYPE = cms, SSPACE = 108808, COMBINEFUNC = cms_union_trans,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE cms_agg(bigint, double precision, double precision) IS 'Count-Min sketch: count of each value of the group, with error epsilon N at probability 1 - delta';
+CREATE AGGREGATE cms_agg_weighted(bigint, bigint) (
+  SFUNC = cms_agg_weighted_trans, STYPE = cms, SSPACE = 108808, COMBINEFUNC = cms_union_trans,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE cms_agg_weighted(bigint, bigint) IS 'Count-Min sketch: sum of the non-negative weights of each value of the group (epsilon 0.001, delta 0.01)';
+CREATE AGGREGATE cms_agg_weighted(bigint, bigint, double precision, double precision) (
+  SFUNC = cms_agg_weighted_trans, STYPE = cms, SSPACE = 108808, COMBINEFUNC = cms_union_trans,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE cms_agg_weighted(bigint, bigint, double precision, double precision) IS 'Count-Min sketch: sum of the non-negative weights of each value of the group, with error epsilon N at probability 1 - delta';
+CREATE AGGREGATE cms_agg(text) (
+  SFUNC = cms_agg_trans, STYPE = cms, SSPACE = 108808, COMBINEFUNC = cms_union_trans,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE cms_agg(text) IS 'Count-Min sketch: count of each value of the group (epsilon 0.001, delta 0.01)';
+CREATE AGGREGATE cms_agg(text, double precision, double precision) (
+  SFUNC = cms_agg_trans, STYPE = cms, SSPACE = 108808, COMBINEFUNC = cms_union_trans,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE cms_agg(text, double precision, double precision) IS 'Count-Min sketch: count of each value of the group, with error epsilon N at probability 1 - delta';
+CREATE AGGREGATE cms_agg_weighted(text, bigint) (
+  SFUNC = cms_agg_weighted_trans, STYPE = cms, SSPACE = 108808, COMBINEFUNC = cms_union_trans,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE cms_agg_weighted(text, bigint) IS 'Count-Min sketch: sum of the non-negative weights of each value of the group (epsilon 0.001, delta 0.01)';
+CREATE AGGREGATE cms_agg_weighted(text, bigint, double precision, double precision) (
+  SFUNC = cms_agg_weighted_trans, STYPE = cms, SSPACE = 108808, COMBINEFUNC = cms_union_trans,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE cms_agg_weighted(text, bigint, double precision, double precision) IS 'Count-Min sketch: sum of the non-negative weights of each value of the group, with error epsilon N at probability 1 - delta';
+CREATE AGGREGATE cms_agg(bytea) (
+  SFUNC = cms_agg_trans, STYPE = cms, SSPACE = 108808, COMBINEFUNC = cms_union_trans,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE cms_agg(bytea) IS 'Count-Min sketch: count of each value of the group (epsilon 0.001, delta 0.01)';
+CREATE AGGREGATE cms_agg(bytea, double precision, double precision) (
+  SFUNC = cms_agg_trans, STYPE = cms, SSPACE = 108808, COMBINEFUNC = cms_union_trans,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE cms_agg(bytea, double precision, double precision) IS 'Count-Min sketch: count of each value of the group, with error epsilon N at probability 1 - delta';
+CREATE AGGREGATE cms_agg_weighted(bytea, bigint) (
+  SFUNC = cms_agg_weighted_trans, STYPE = cms, SSPACE = 108808, COMBINEFUNC = cms_union_trans,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE cms_agg_weighted(bytea, bigint) IS 'Count-Min sketch: sum of the non-negative weights of each value of the group (epsilon 0.001, delta 0.01)';
+CREATE AGGREGATE cms_agg_weighted(bytea, bigint, double precision, double precision) (
+  SFUNC = cms_agg_weighted_trans, STYPE = cms, SSPACE = 108808, COMBINEFUNC = cms_union_trans,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE cms_agg_weighted(bytea, bigint, double precision, double precision) IS 'Count-Min sketch: sum of the non-negative weights of each value of the group, with error epsilon N at probability 1 - delta';
+CREATE AGGREGATE cms_agg(uuid) (
+  SFUNC = cms_agg_trans, STYPE = cms, SSPACE = 108808, COMBINEFUNC = cms_union_trans,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE cms_agg(uuid) IS 'Count-Min sketch: count of each value of the group (epsilon 0.001, delta 0.01)';
+CREATE AGGREGATE cms_agg(uuid, double precision, double precision) (
+  SFUNC = cms_agg_trans, STYPE = cms, SSPACE = 108808, COMBINEFUNC = cms_union_trans,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE cms_agg(uuid, double precision, double precision) IS 'Count-Min sketch: count of each value of the group, with error epsilon N at probability 1 - delta';
+CREATE AGGREGATE cms_agg_weighted(uuid, bigint) (
+  SFUNC = cms_agg_weighted_trans, STYPE = cms, SSPACE = 108808, COMBINEFUNC = cms_union_trans,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE cms_agg_weighted(uuid, bigint) IS 'Count-Min sketch: sum of the non-negative weights of each value of the group (epsilon 0.001, delta 0.01)';
+CREATE AGGREGATE cms_agg_weighted(uuid, bigint, double precision, double precision) (
+  SFUNC = cms_agg_weighted_trans, STYPE = cms, SSPACE = 108808, COMBINEFUNC = cms_union_trans,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE cms_agg_weighted(uuid, bigint, double precision, double precision) IS 'Count-Min sketch: sum of the non-negative weights of each value of the group, with error epsilon N at probability 1 - delta';
+CREATE AGGREGATE cms_agg(double precision) (
+  SFUNC = cms_agg_trans, STYPE = cms, SSPACE = 108808, COMBINEFUNC = cms_union_trans,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE cms_agg(double precision) IS 'Count-Min sketch: count of each value of the group (epsilon 0.001, delta 0.01)';
+CREATE AGGREGATE cms_agg(double precision, double precision, double precision) (
+  SFUNC = cms_agg_trans, STYPE = cms, SSPACE = 108808, COMBINEFUNC = cms_union_trans,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE cms_agg(double precision, double precision, double precision) IS 'Count-Min sketch: count of each value of the group, with error epsilon N at probability 1 - delta';
+CREATE AGGREGATE cms_agg_weighted(double precision, bigint) (
+  SFUNC = cms_agg_weighted_trans, STYPE = cms, SSPACE = 108808, COMBINEFUNC = cms_union_trans,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE cms_agg_weighted(double precision, bigint) IS 'Count-Min sketch: sum of the non-negative weights of each value of the group (epsilon 0.001, delta 0.01)';
+CREATE AGGREGATE cms_agg_weighted(double precision, bigint, double precision, double precision) (
+  SFUNC = cms_agg_weighted_trans, STYPE = cms, SSPACE = 108808, COMBINEFUNC = cms_union_trans,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE cms_agg_weighted(double precision, bigint, double precision, double precision) IS 'Count-Min sketch: sum of the non-negative weights of each value of the group, with error epsilon N at probability 1 - delta';
+CREATE AGGREGATE cms_agg(numeric) (
+  SFUNC = cms_agg_trans, STYPE = cms, SSPACE = 108808, COMBINEFUNC = cms_union_trans,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE cms_agg(numeric) IS 'Count-Min sketch: count of each value of the group (epsilon 0.001, delta 0.01)';
+CREATE AGGREGATE cms_agg(numeric, double precision, double precision) (
+  SFUNC = cms_agg_trans, STYPE = cms, SSPACE = 108808, COMBINEFUNC = cms_union_trans,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE cms_agg(numeric, double precision, double precision) IS 'Count-Min sketch: count of each value of the group, with error epsilon N at probability 1 - delta';
+CREATE AGGREGATE cms_agg_weighted(numeric, bigint) (
+  SFUNC = cms_agg_weighted_trans, STYPE = cms, SSPACE = 108808, COMBINEFUNC = cms_union_trans,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE cms_agg_weighted(numeric, bigint) IS 'Count-Min sketch: sum of the non-negative weights of each value of the group (epsilon 0.001, delta 0.01)';
+CREATE AGGREGATE cms_agg_weighted(numeric, bigint, double precision, double precision) (
+  SFUNC = cms_agg_weighted_trans, STYPE = cms, SSPACE = 108808, COMBINEFUNC = cms_union_trans,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE cms_agg_weighted(numeric, bigint, double precision, double precision) IS 'Count-Min sketch: sum of the non-negative weights of each value of the group, with error epsilon N at probability 1 - delta';
+CREATE AGGREGATE cms_agg(date) (
+  SFUNC = cms_agg_trans, STYPE = cms, SSPACE = 108808, COMBINEFUNC = cms_union_trans,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE cms_agg(date) IS 'Count-Min sketch: count of each value of the group (epsilon 0.001, delta 0.01)';
+CREATE AGGREGATE cms_agg(date, double precision, double precision) (
+  SFUNC = cms_agg_trans, STYPE = cms, SSPACE = 108808, COMBINEFUNC = cms_union_trans,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE cms_agg(date, double precision, double precision) IS 'Count-Min sketch: count of each value of the group, with error epsilon N at probability 1 - delta';
+CREATE AGGREGATE cms_agg_weighted(date, bigint) (
+  SFUNC = cms_agg_weighted_trans, STYPE = cms, SSPACE = 108808, COMBINEFUNC = cms_union_trans,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE cms_agg_weighted(date, bigint) IS 'Count-Min sketch: sum of the non-negative weights of each value of the group (epsilon 0.001, delta 0.01)';
+CREATE AGGREGATE cms_agg_weighted(date, bigint, double precision, double precision) (
+  SFUNC = cms_agg_weighted_trans, STYPE = cms, SSPACE = 108808, COMBINEFUNC = cms_union_trans,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE cms_agg_weighted(date, bigint, double precision, double precision) IS 'Count-Min sketch: sum of the non-negative weights of each value of the group, with error epsilon N at probability 1 - delta';
+CREATE AGGREGATE cms_agg(timestamp) (
+  SFUNC = cms_agg_trans, STYPE = cms, SSPACE = 108808, COMBINEFUNC = cms_union_trans,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE cms_agg(timestamp) IS 'Count-Min sketch: count of each value of the group (epsilon 0.001, delta 0.01)';
+CREATE AGGREGATE cms_agg(timestamp, double precision, double precision) (
+  SFUNC = cms_agg_trans, STYPE = cms, SSPACE = 108808, COMBINEFUNC = cms_union_trans,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE cms_agg(timestamp, double precision, double precision) IS 'Count-Min sketch: count of each value of the group, with error epsilon N at probability 1 - delta';
+CREATE AGGREGATE cms_agg_weighted(timestamp, bigint) (
+  SFUNC = cms_agg_weighted_trans, STYPE = cms, SSPACE = 108808, COMBINEFUNC = cms_union_trans,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE cms_agg_weighted(timestamp, bigint) IS 'Count-Min sketch: sum of the non-negative weights of each value of the group (epsilon 0.001, delta 0.01)';
+CREATE AGGREGATE cms_agg_weighted(timestamp, bigint, double precision, double precision) (
+  SFUNC = cms_agg_weighted_trans, STYPE = cms, SSPACE = 108808, COMBINEFUNC = cms_union_trans,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE cms_agg_weighted(timestamp, bigint, double precision, double precision) IS 'Count-Min sketch: sum of the non-negative weights of each value of the group, with error epsilon N at probability 1 - delta';
+CREATE AGGREGATE cms_agg(timestamptz) (
+  SFUNC = cms_agg_trans, STYPE = cms, SSPACE = 108808, COMBINEFUNC = cms_union_trans,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE cms_agg(timestamptz) IS 'Count-Min sketch: count of each value of the group (epsilon 0.001, delta 0.01)';
+CREATE AGGREGATE cms_agg(timestamptz, double precision, double precision) (
+  SFUNC = cms_agg_trans, STYPE = cms, SSPACE = 108808, COMBINEFUNC = cms_union_trans,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE cms_agg(timestamptz, double precision, double precision) IS 'Count-Min sketch: count of each value of the group, with error epsilon N at probability 1 - delta';
+CREATE AGGREGATE cms_agg_weighted(timestamptz, bigint) (
+  SFUNC = cms_agg_weighted_trans, STYPE = cms, SSPACE = 108808, COMBINEFUNC = cms_union_trans,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE cms_agg_weighted(timestamptz, bigint) IS 'Count-Min sketch: sum of the non-negative weights of each value of the group (epsilon 0.001, delta 0.01)';
+CREATE AGGREGATE cms_agg_weighted(timestamptz, bigint, double precision, double precision) (
+  SFUNC = cms_agg_weighted_trans, STYPE = cms, SSPACE = 108808, COMBINEFUNC = cms_union_trans,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE cms_agg_weighted(timestamptz, bigint, double precision, double precision) IS 'Count-Min sketch: sum of the non-negative weights of each value of the group, with error epsilon N at probability 1 - delta';

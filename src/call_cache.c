@@ -28,6 +28,11 @@ typedef struct bs_call_cache
 	bool		key_ready;
 	bs_key_info key;
 	bs_cached_sketch sketches[BS_CACHED_ARGS];
+
+	/* memo of one pure function of two parameters (bs_memo_*) */
+	bool		memo_ready;
+	uint64_t	memo_in[2];
+	uint64_t	memo_out[2];
 } bs_call_cache;
 
 static bs_call_cache *
@@ -58,6 +63,30 @@ bs_key_arg(FunctionCallInfo fcinfo, int argno)
 		c->key_ready = true;
 	}
 	return &c->key;
+}
+
+bool
+bs_memo_get(FunctionCallInfo fcinfo, uint64_t a, uint64_t b, uint64_t *x, uint64_t *y)
+{
+	bs_call_cache *c = get_cache(fcinfo);
+
+	if (!c->memo_ready || c->memo_in[0] != a || c->memo_in[1] != b)
+		return false;
+	*x = c->memo_out[0];
+	*y = c->memo_out[1];
+	return true;
+}
+
+void
+bs_memo_set(FunctionCallInfo fcinfo, uint64_t a, uint64_t b, uint64_t x, uint64_t y)
+{
+	bs_call_cache *c = get_cache(fcinfo);
+
+	c->memo_in[0] = a;
+	c->memo_in[1] = b;
+	c->memo_out[0] = x;
+	c->memo_out[1] = y;
+	c->memo_ready = true;
 }
 
 static void

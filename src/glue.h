@@ -70,6 +70,16 @@ extern void bs_sketch_arg(FunctionCallInfo fcinfo, int argno, bs_kind kind,
 						  bs_sketch_ref *ref);
 extern void bs_sketch_release(bs_sketch_ref *ref);
 
+/*
+ * Memo of one pure function of two 64-bit inputs per call site, so a per-row
+ * function does not recompute what its constant parameters imply (cms_agg's
+ * width and depth from epsilon and delta).
+ */
+extern bool bs_memo_get(FunctionCallInfo fcinfo, uint64_t a, uint64_t b,
+						uint64_t *x, uint64_t *y);
+extern void bs_memo_set(FunctionCallInfo fcinfo, uint64_t a, uint64_t b,
+						uint64_t x, uint64_t y);
+
 /* A fresh writable copy of argument argno (for functions that return a new value). */
 extern bytea *bs_sketch_arg_copy(FunctionCallInfo fcinfo, int argno, bs_kind kind);
 

@@ -4,6 +4,7 @@
 
 #include "bloom.h"
 #include "builder.h"
+#include "cms.h"
 #include "endian.h"
 #include "hash.h"
 
@@ -16,6 +17,8 @@ bs_kind_name(int kind)
 			return "bloom";
 		case BS_KIND_BLOOM_STATE:
 			return "bloom_agg_state";
+		case BS_KIND_CMS:
+			return "cms";
 	}
 	return "unknown";
 }
@@ -109,6 +112,10 @@ bs_validate(const uint8_t *buf, size_t len, bs_kind kind, bool deep,
 			break;
 		case BS_KIND_BLOOM_STATE:
 			if (bs_builder_check(&h, buf + BS_HEADER_SIZE, len - BS_HEADER_SIZE, deep, err) != BS_OK)
+				return BS_ERR_FORMAT;
+			break;
+		case BS_KIND_CMS:
+			if (bs_cms_check(&h, buf + BS_HEADER_SIZE, len - BS_HEADER_SIZE, deep, err) != BS_OK)
 				return BS_ERR_FORMAT;
 			break;
 		default:

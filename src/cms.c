@@ -1,0 +1,435 @@
+/*
+ * cms.c: the SQL type cms (a Count-Min sketch), its functions and cms_agg.
+ * The sketch itself is src/core/cms.c.  cms_agg's state is the sketch: its
+ * size is fixed by epsilon and delta, so the transition function adds in
+ * place and no final function is needed.
+ */
+#include "glue.h"
+
+#include <math.h>
+
+#include "access/htup_details.h"
+#include "common/hashfn.h"
+#include "funcapi.h"
+#include "utils/builtins.h"
+#include "utils/numeric.h"
+
+#include "core/cms.h"
+
+#define KIND BS_KIND_CMS
+#define DEFAULT_EPSILON 0.001
+#define DEFAULT_DELTA 0.01
+
+PG_FUNCTION_INFO_V1(cms_in);
+PG_FUNCTION_INFO_V1(cms_out);
+PG_FUNCTION_INFO_V1(cms_recv);
+PG_FUNCTION_INFO_V1(cms_send);
+PG_FUNCTION_INFO_V1(cms_from_bytea);
+PG_FUNCTION_INFO_V1(cms_empty);
+PG_FUNCTION_INFO_V1(cms_empty_dims);
+PG_FUNCTION_INFO_V1(cms_add);
+PG_FUNCTION_INFO_V1(cms_frequency);
+PG_FUNCTION_INFO_V1(cms_total);
+PG_FUNCTION_INFO_V1(cms_error_bound);
+PG_FUNCTION_INFO_V1(cms_union);
+PG_FUNCTION_INFO_V1(cms_union_trans);
+PG_FUNCTION_INFO_V1(cms_inner_product);
+PG_FUNCTION_INFO_V1(cms_info);
+PG_FUNCTION_INFO_V1(cms_eq);
+PG_FUNCTION_INFO_V1(cms_ne);
+PG_FUNCTION_INFO_V1(cms_hash);
+PG_FUNCTION_INFO_V1(cms_agg_trans);
+PG_FUNCTION_INFO_V1(cms_agg_weighted_trans);
+
+Datum
+cms_in(PG_FUNCTION_ARGS)
+{
+	return bs_sketch_in(PG_GETARG_CSTRING(0), KIND);
+}
+
+Datum
+cms_out(PG_FUNCTION_ARGS)
+{
+	return bs_sketch_out(fcinfo, KIND);
+}
+
+Datum
+cms_recv(PG_FUNCTION_ARGS)
+{
+	return bs_sketch_recv(fcinfo, KIND);
+}
+
+Datum
+cms_send(PG_FUNCTION_ARGS)
+{
+	return bs_sketch_send(fcinfo, KIND);
+}
+
+Datum
+cms_from_bytea(PG_FUNCTION_ARGS)
+{
+	return bs_sketch_from_bytea(fcinfo, KIND);
+}
+
+static bytea *
+new_cms(uint64_t width, uint32_t depth, uint8_t family)
+{
+	uint64_t	total;
+	bytea	   *v;
+
+	BS_TRY(bs_cms_size(width, depth, &total, BS_ERR), 0);
+	v = bs_new_sketch((size_t) total);
+	bs_cms_init(BS_DATA(v), width, depth, family, BS_DEFAULT_SEED);
+	return v;
+}
+
+Datum
+cms_empty(PG_FUNCTION_ARGS)
+{
+	uint64_t	width;
+	uint32_t	depth;
+
+	BS_TRY(bs_cms_dims(PG_GETARG_FLOAT8(0), PG_GETARG_FLOAT8(1), &width, &depth, BS_ERR), 0);
+	PG_RETURN_BYTEA_P(new_cms(width, depth, BS_FAMILY_NONE));
+}
+
+Datum
+cms_empty_dims(PG_FUNCTION_ARGS)
+{
+	int32		width = PG_GETARG_INT32(0);
+	int32		depth = PG_GETARG_INT32(1);
+
+	if (width < 1 || depth < 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("width and depth must be at least 1, got width %d and depth %d",
+						width, depth)));
+	PG_RETURN_BYTEA_P(new_cms((uint64_t) width, (uint32_t) depth, BS_FAMILY_NONE));
+}
+
+static uint64_t
+count_arg(FunctionCallInfo fcinfo, int argno, const char *what)
+{
+	int64		c = PG_GETARG_INT64(argno);
+
+	if (c < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s must not be negative, got " INT64_FORMAT, what, c),
+				 errhint("A count-min sketch only counts up; it cannot subtract.")));
+	return (uint64_t) c;
+}
+
+static void
+add_key(FunctionCallInfo fcinfo, bs_cms *c, const bs_key_info *ki, int key_arg,
+		uint64_t count)
+{
+	BS_TRY(bs_cms_add(c, bs_key_hash(ki, PG_GETARG_DATUM(key_arg), c->seed), count, BS_ERR), 0);
+}
+
+/* cms_add(cms, anyelement, count bigint DEFAULT 1): a new sketch. */
+Datum
+cms_add(PG_FUNCTION_ARGS)
+{
+	const bs_key_info *ki;
+	uint64_t	count;
+	bytea	   *v;
+	bs_cms		c;
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	if (PG_ARGISNULL(1) || PG_ARGISNULL(2))
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+	ki = bs_key_arg(fcinfo, 1);
+	count = count_arg(fcinfo, 2, "count");
+	v = bs_sketch_arg_copy(fcinfo, 0, KIND);
+	bs_cms_view(BS_DATA(v), &c);
+	bs_check_family(c.family, ki, "count-min sketch");
+	add_key(fcinfo, &c, ki, 1, count);
+	c.buf[BS_OFF_FAMILY] = ki->family;
+	PG_RETURN_BYTEA_P(v);
+}
+
+Datum
+cms_frequency(PG_FUNCTION_ARGS)
+{
+	const bs_key_info *ki = bs_key_arg(fcinfo, 1);
+	bs_sketch_ref ref;
+	bs_cms		c;
+	uint64_t	f;
+
+	bs_sketch_arg(fcinfo, 0, KIND, &ref);
+	bs_cms_view(ref.data, &c);
+	bs_check_family(c.family, ki, "count-min sketch");
+	f = bs_cms_frequency(&c, bs_key_hash(ki, PG_GETARG_DATUM(1), c.seed));
+	bs_sketch_release(&ref);
+	PG_RETURN_INT64((int64) f);
+}
+
+Datum
+cms_total(PG_FUNCTION_ARGS)
+{
+	bs_sketch_ref ref;
+	bs_cms		c;
+
+	bs_sketch_arg(fcinfo, 0, KIND, &ref);
+	bs_cms_view(ref.data, &c);
+	bs_sketch_release(&ref);
+	PG_RETURN_INT64((int64) c.total);
+}
+
+Datum
+cms_error_bound(PG_FUNCTION_ARGS)
+{
+	bs_sketch_ref ref;
+	bs_cms		c;
+
+	bs_sketch_arg(fcinfo, 0, KIND, &ref);
+	bs_cms_view(ref.data, &c);
+	bs_sketch_release(&ref);
+	PG_RETURN_FLOAT8(bs_cms_epsilon(c.width) * (double) c.total);
+}
+
+Datum
+cms_union(PG_FUNCTION_ARGS)
+{
+	bytea	   *v = bs_sketch_arg_copy(fcinfo, 0, KIND);
+	bs_sketch_ref ref;
+	bs_cms		dst,
+				src;
+
+	bs_cms_view(BS_DATA(v), &dst);
+	bs_sketch_arg(fcinfo, 1, KIND, &ref);
+	bs_cms_view(ref.data, &src);
+	BS_TRY(bs_cms_merge(&dst, &src, BS_ERR), 0);
+	bs_sketch_release(&ref);
+	PG_RETURN_BYTEA_P(v);
+}
+
+static void
+require_agg_context(FunctionCallInfo fcinfo, const char *name)
+{
+	if (!AggCheckCallContext(fcinfo, NULL))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s called in a non-aggregate context", name)));
+}
+
+/* The state argument, writable: ours, or made plain once. */
+static uint8_t *
+state_arg(FunctionCallInfo fcinfo)
+{
+	struct varlena *state = (struct varlena *) PG_GETARG_POINTER(0);
+
+	if (VARATT_IS_EXTENDED(state))
+		state = (struct varlena *) bs_sketch_arg_copy(fcinfo, 0, KIND);
+	return BS_DATA(state);
+}
+
+/* Transition and combine function of cms_union_agg, and combine of cms_agg: adds in place. */
+Datum
+cms_union_trans(PG_FUNCTION_ARGS)
+{
+	uint8_t    *s;
+	bs_sketch_ref ref;
+	bs_cms		dst,
+				src;
+
+	require_agg_context(fcinfo, "cms_union_trans");
+	s = state_arg(fcinfo);
+	bs_cms_view(s, &dst);
+	bs_sketch_arg(fcinfo, 1, KIND, &ref);
+	bs_cms_view(ref.data, &src);
+	BS_TRY(bs_cms_merge(&dst, &src, BS_ERR), 0);
+	bs_sketch_release(&ref);
+	PG_RETURN_POINTER(BS_VARLENA_OF(s));
+}
+
+/* Exact as numeric: the product of two totals can pass bigint. */
+Datum
+cms_inner_product(PG_FUNCTION_ARGS)
+{
+	bs_sketch_ref ra,
+				rb;
+	bs_cms		a,
+				b;
+	unsigned __int128 ip;
+	char		digits[48];
+	int			i = sizeof(digits) - 1;
+
+	bs_sketch_arg(fcinfo, 0, KIND, &ra);
+	bs_sketch_arg(fcinfo, 1, KIND, &rb);
+	bs_cms_view(ra.data, &a);
+	bs_cms_view(rb.data, &b);
+	BS_TRY(bs_cms_inner_product(&a, &b, &ip, BS_ERR), 0);
+	bs_sketch_release(&ra);
+	bs_sketch_release(&rb);
+	digits[i] = '\0';
+	do
+	{
+		digits[--i] = (char) ('0' + (int) (ip % 10));
+		ip /= 10;
+	} while (ip != 0);
+	PG_RETURN_DATUM(DirectFunctionCall3(numeric_in, CStringGetDatum(digits + i),
+										ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1)));
+}
+
+Datum
+cms_info(PG_FUNCTION_ARGS)
+{
+	bs_sketch_ref ref;
+	bs_cms		c;
+	TupleDesc	tupdesc;
+	Datum		values[10];
+	bool		nulls[10] = {0};
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "cms_info must return a composite type");
+	tupdesc = BlessTupleDesc(tupdesc);
+	bs_sketch_arg(fcinfo, 0, KIND, &ref);
+	bs_cms_view(ref.data, &c);
+	values[0] = Int64GetDatum((int64) c.width);
+	values[1] = Int32GetDatum((int32) c.depth);
+	values[2] = Float8GetDatum(bs_cms_epsilon(c.width));
+	values[3] = Float8GetDatum(bs_cms_delta(c.depth));
+	values[4] = Int64GetDatum((int64) c.total);
+	values[5] = Int32GetDatum((int32) (ref.len + VARHDRSZ));
+	values[6] = CStringGetTextDatum(bs_family_name(c.family));
+	values[7] = Int32GetDatum((int32) ref.data[4]);
+	values[8] = CStringGetTextDatum("xxh3_64");
+	values[9] = Int64GetDatum((int64) c.seed);
+	bs_sketch_release(&ref);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}
+
+static bool
+bytes_equal(FunctionCallInfo fcinfo)
+{
+	bs_sketch_ref a,
+				b;
+	bool		eq;
+
+	bs_sketch_arg(fcinfo, 0, KIND, &a);
+	bs_sketch_arg(fcinfo, 1, KIND, &b);
+	eq = a.len == b.len && memcmp(a.data, b.data, a.len) == 0;
+	bs_sketch_release(&a);
+	bs_sketch_release(&b);
+	return eq;
+}
+
+Datum
+cms_eq(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(bytes_equal(fcinfo));
+}
+
+Datum
+cms_ne(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(!bytes_equal(fcinfo));
+}
+
+Datum
+cms_hash(PG_FUNCTION_ARGS)
+{
+	bs_sketch_ref ref;
+	Datum		h;
+
+	bs_sketch_arg(fcinfo, 0, KIND, &ref);
+	h = hash_any(ref.data, (int) ref.len);
+	bs_sketch_release(&ref);
+	return h;
+}
+
+/*
+ * cms_agg(value [, epsilon, delta]) and cms_agg_weighted(value, weight
+ * [, epsilon, delta]).  Not strict: a NULL value or weight skips the row, and
+ * the parameters are checked before the first state exists.
+ */
+static Datum
+agg_trans(FunctionCallInfo fcinfo, bool weighted)
+{
+	int			first_param = weighted ? 3 : 2;
+	double		eps = DEFAULT_EPSILON,
+				delta = DEFAULT_DELTA;
+	uint64_t	width,
+				depth,
+				count = 1;
+	const bs_key_info *ki;
+	uint8_t    *s;
+	bs_cms		c;
+	bool		skip;
+
+	require_agg_context(fcinfo, weighted ? "cms_agg_weighted" : "cms_agg");
+	if (PG_NARGS() > first_param)
+	{
+		uint64_t	eb,
+					db;
+
+		if (PG_ARGISNULL(first_param) || PG_ARGISNULL(first_param + 1))
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("cms_agg parameters must not be NULL")));
+		eps = PG_GETARG_FLOAT8(first_param);
+		delta = PG_GETARG_FLOAT8(first_param + 1);
+		memcpy(&eb, &eps, sizeof(eb));
+		memcpy(&db, &delta, sizeof(db));
+		if (!bs_memo_get(fcinfo, eb, db, &width, &depth))
+		{
+			uint32_t	d;
+
+			BS_TRY(bs_cms_dims(eps, delta, &width, &d, BS_ERR), 0);
+			depth = d;
+			bs_memo_set(fcinfo, eb, db, width, depth);
+		}
+	}
+	else if (!bs_memo_get(fcinfo, 0, 0, &width, &depth))
+	{
+		uint32_t	d;
+
+		BS_TRY(bs_cms_dims(eps, delta, &width, &d, BS_ERR), 0);
+		depth = d;
+		bs_memo_set(fcinfo, 0, 0, width, depth);
+	}
+
+	skip = PG_ARGISNULL(1) || (weighted && PG_ARGISNULL(2));
+	if (weighted && !PG_ARGISNULL(2))
+		count = count_arg(fcinfo, 2, "weight");
+	ki = bs_key_arg(fcinfo, 1);
+
+	if (PG_ARGISNULL(0))
+	{
+		uint64_t	total;
+
+		BS_TRY(bs_cms_size(width, (uint32_t) depth, &total, BS_ERR), 0);
+		if (skip)
+			PG_RETURN_NULL();	/* parameters are fine; no value yet */
+		s = BS_DATA(new_cms(width, (uint32_t) depth, ki->family));
+	}
+	else
+	{
+		s = state_arg(fcinfo);
+		bs_cms_view(s, &c);
+		if (c.width != width || c.depth != depth)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("cms_agg parameters must be the same for every row of a group")));
+		if (skip)
+			PG_RETURN_POINTER(BS_VARLENA_OF(s));
+	}
+	bs_cms_view(s, &c);
+	add_key(fcinfo, &c, ki, 1, count);
+	PG_RETURN_POINTER(BS_VARLENA_OF(s));
+}
+
+Datum
+cms_agg_trans(PG_FUNCTION_ARGS)
+{
+	return agg_trans(fcinfo, false);
+}
+
+Datum
+cms_agg_weighted_trans(PG_FUNCTION_ARGS)
+{
+	return agg_trans(fcinfo, true);
+}

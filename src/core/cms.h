@@ -1,0 +1,71 @@
+/*
+ * cms.h: the Count-Min sketch (seed 002: Cormode and Muthukrishnan).
+ *
+ * A depth x width table of 64-bit counters.  Adding a key with count c adds
+ * c to one counter in each row, the counter at bs_probe(h, row, width); a
+ * point query is the minimum over the rows, never below the true count and,
+ * with probability 1 - delta, at most the true count plus eps N, where
+ * width = ceil(e / eps), depth = ceil(ln(1 / delta)) and N is the total.
+ *
+ * Layout: header with p1 = width, p2 = depth, p3 = 0, n = total N, x = 0,
+ * then depth rows of width little-endian uint64 counters.  Every row sums to
+ * N, so no counter exceeds N: keeping N <= INT64_MAX keeps every counter in
+ * range, and one check of N is the overflow check of a whole update or merge.
+ * Updates are standard (not conservative), so sketches of parts add up to
+ * the sketch of the whole, byte for byte.
+ */
+#ifndef BS_CMS_H
+#define BS_CMS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "format.h"
+#include "hash.h"
+
+#define BS_CMS_MAX_DEPTH 64
+#define BS_CMS_MAX_COUNT ((uint64_t) INT64_MAX)
+
+typedef struct bs_cms
+{
+	uint64_t	width;
+	uint32_t	depth;
+	uint8_t		family;
+	uint64_t	seed;
+	uint64_t	total;
+	uint8_t    *buf;			/* the whole sketch, header first */
+	uint8_t    *counters;		/* depth * width * 8 bytes */
+} bs_cms;
+
+/* Shape from the error parameters: width = ceil(e/eps), depth = ceil(ln(1/delta)). */
+bs_status	bs_cms_dims(double epsilon, double delta, uint64_t *width,
+						uint32_t *depth, bs_error *err);
+bs_status	bs_cms_check_shape(uint64_t width, uint64_t depth, bs_error *err);
+bs_status	bs_cms_size(uint64_t width, uint32_t depth, uint64_t *total,
+						bs_error *err);
+void		bs_cms_init(uint8_t *buf, uint64_t width, uint32_t depth,
+						uint8_t family, uint64_t seed);
+void		bs_cms_view(uint8_t *buf, bs_cms *c);
+
+/* The guarantees the shape gives: eps = e / width, delta = e^-depth. */
+double		bs_cms_epsilon(uint64_t width);
+double		bs_cms_delta(uint32_t depth);
+
+/* Add count to key h; BS_ERR_LIMIT (nothing changed) if the total would pass INT64_MAX. */
+bs_status	bs_cms_add(bs_cms *c, uint64_t h, uint64_t count, bs_error *err);
+
+/* Estimated count of key h: the minimum over the rows. */
+uint64_t	bs_cms_frequency(const bs_cms *c, uint64_t h);
+
+/* dst += src counter-wise, after the shape, family and overflow checks. */
+bs_status	bs_cms_merge(bs_cms *dst, const bs_cms *src, bs_error *err);
+
+/* Estimated inner product (join size): min over rows of sum a_ij * b_ij. */
+bs_status	bs_cms_inner_product(const bs_cms *a, const bs_cms *b,
+								 unsigned __int128 *out, bs_error *err);
+
+/* Kind check called by bs_validate(). */
+bs_status	bs_cms_check(const bs_header *h, const uint8_t *payload,
+						 uint64_t plen, bool deep, bs_error *err);
+
+#endif

@@ -751,3 +751,182 @@ CREATE AGGREGATE cms_agg_weighted(timestamptz, bigint, double precision, double 
   PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE cms_agg_weighted(timestamptz, bigint, double precision, double precision) IS 'Count-Min sketch: sum of the non-negative weights of each value of the group, with error epsilon N at probability 1 - delta';
+
+-- ---------------------------------------------------------------------------
+-- type topk (heavy hitters: Count-Min estimates plus 2k candidate values)
+-- ---------------------------------------------------------------------------
+CREATE TYPE topk;
+
+CREATE FUNCTION topk_in(cstring) RETURNS topk
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION topk_out(topk) RETURNS cstring
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION topk_recv(internal) RETURNS topk
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION topk_send(topk) RETURNS bytea
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE TYPE topk (
+  INPUT = topk_in, OUTPUT = topk_out, RECEIVE = topk_recv, SEND = topk_send,
+  INTERNALLENGTH = VARIABLE, ALIGNMENT = int4, STORAGE = extended
+);
+COMMENT ON TYPE topk IS 'heavy hitters: the k most frequent values of a stream, from Count-Min estimates and a bounded set of candidates';
+COMMENT ON FUNCTION topk_in(cstring) IS 'text input of topk ("\x" and hexadecimal format bytes), validated';
+COMMENT ON FUNCTION topk_out(topk) IS 'text output of topk ("\x" and hexadecimal format bytes)';
+COMMENT ON FUNCTION topk_recv(internal) IS 'binary input of topk (the format bytes), validated';
+COMMENT ON FUNCTION topk_send(topk) IS 'binary output of topk (the format bytes)';
+
+CREATE FUNCTION topk_from_bytea(bytea) RETURNS topk
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION topk_from_bytea(bytea) IS 'validates format bytes and returns them as a topk (the bytea to topk cast)';
+CREATE CAST (topk AS bytea) WITHOUT FUNCTION;
+COMMENT ON CAST (topk AS bytea) IS 'the sketch''s format bytes (doc/format.md)';
+CREATE CAST (bytea AS topk) WITH FUNCTION topk_from_bytea(bytea);
+COMMENT ON CAST (bytea AS topk) IS 'format bytes to a topk sketch, validated';
+
+CREATE FUNCTION topk_add(topk, anyelement, count bigint DEFAULT 1) RETURNS topk
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+COMMENT ON FUNCTION topk_add(topk, anyelement, bigint) IS 'a new sketch with count added for the value; a NULL value or count returns the sketch unchanged';
+CREATE FUNCTION topk_add(topk, text, count bigint DEFAULT 1) RETURNS topk
+  AS 'MODULE_PATHNAME', 'topk_add' LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+COMMENT ON FUNCTION topk_add(topk, text, bigint) IS 'topk_add for text values (so unknown literals resolve)';
+CREATE FUNCTION topk_items(topk) RETURNS TABLE(value text, frequency bigint)
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE ROWS 10;
+COMMENT ON FUNCTION topk_items(topk) IS 'the k most frequent values, most frequent first, printed as their type prints them, with their estimated counts (never below the true count)';
+CREATE FUNCTION topk_info(topk,
+  OUT k integer, OUT width bigint, OUT depth integer, OUT epsilon double precision,
+  OUT delta double precision, OUT total bigint, OUT candidates integer, OUT bytes integer,
+  OUT key_family text, OUT format_version integer)
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION topk_info(topk) IS 'k, the count-min shape and its guarantees, total, candidates held, size in bytes, key family and format of a sketch';
+
+CREATE FUNCTION topk_merge_trans(topk, topk) RETURNS topk
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION topk_merge_trans(topk, topk) IS 'merges two sketches (counters added, candidates re-ranked): combine function of topk_agg, transition and combine function of topk_union_agg';
+CREATE FUNCTION topk_final(topk) RETURNS topk
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION topk_final(topk) IS 'final function of topk_agg and topk_union_agg: the canonical (compact, sorted) form';
+CREATE AGGREGATE topk_union_agg(topk) (
+  SFUNC = topk_merge_trans, STYPE = topk, SSPACE = 110000, COMBINEFUNC = topk_merge_trans,
+  FINALFUNC = topk_final, FINALFUNC_MODIFY = READ_ONLY, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE topk_union_agg(topk) IS 'merge of the topk sketches of a group';
+
+CREATE FUNCTION topk_agg_trans(topk, anyelement, integer) RETURNS topk
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+COMMENT ON FUNCTION topk_agg_trans(topk, anyelement, integer) IS 'transition function of topk_agg(value, k)';
+CREATE FUNCTION topk_agg_trans(topk, anyelement, integer, double precision, double precision) RETURNS topk
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+COMMENT ON FUNCTION topk_agg_trans(topk, anyelement, integer, double precision, double precision) IS 'transition function of topk_agg(value, k, epsilon, delta)';
+
+-- Concrete overloads per key type, as for bloom_agg.
+
+CREATE AGGREGATE topk_agg(smallint, integer) (
+  SFUNC = topk_agg_trans, STYPE = topk, SSPACE = 110000, COMBINEFUNC = topk_merge_trans,
+  FINALFUNC = topk_final, FINALFUNC_MODIFY = READ_ONLY, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE topk_agg(smallint, integer) IS 'topk sketch: the k most frequent values of the group (Count-Min epsilon 0.001, delta 0.01)';
+CREATE AGGREGATE topk_agg(smallint, integer, double precision, double precision) (
+  SFUNC = topk_agg_trans, STYPE = topk, SSPACE = 110000, COMBINEFUNC = topk_merge_trans,
+  FINALFUNC = topk_final, FINALFUNC_MODIFY = READ_ONLY, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE topk_agg(smallint, integer, double precision, double precision) IS 'topk sketch: the k most frequent values of the group, with Count-Min error epsilon N at probability 1 - delta';
+CREATE AGGREGATE topk_agg(integer, integer) (
+  SFUNC = topk_agg_trans, STYPE = topk, SSPACE = 110000, COMBINEFUNC = topk_merge_trans,
+  FINALFUNC = topk_final, FINALFUNC_MODIFY = READ_ONLY, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE topk_agg(integer, integer) IS 'topk sketch: the k most frequent values of the group (Count-Min epsilon 0.001, delta 0.01)';
+CREATE AGGREGATE topk_agg(integer, integer, double precision, double precision) (
+  SFUNC = topk_agg_trans, STYPE = topk, SSPACE = 110000, COMBINEFUNC = topk_merge_trans,
+  FINALFUNC = topk_final, FINALFUNC_MODIFY = READ_ONLY, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE topk_agg(integer, integer, double precision, double precision) IS 'topk sketch: the k most frequent values of the group, with Count-Min error epsilon N at probability 1 - delta';
+CREATE AGGREGATE topk_agg(bigint, integer) (
+  SFUNC = topk_agg_trans, STYPE = topk, SSPACE = 110000, COMBINEFUNC = topk_merge_trans,
+  FINALFUNC = topk_final, FINALFUNC_MODIFY = READ_ONLY, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE topk_agg(bigint, integer) IS 'topk sketch: the k most frequent values of the group (Count-Min epsilon 0.001, delta 0.01)';
+CREATE AGGREGATE topk_agg(bigint, integer, double precision, double precision) (
+  SFUNC = topk_agg_trans, STYPE = topk, SSPACE = 110000, COMBINEFUNC = topk_merge_trans,
+  FINALFUNC = topk_final, FINALFUNC_MODIFY = READ_ONLY, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE topk_agg(bigint, integer, double precision, double precision) IS 'topk sketch: the k most frequent values of the group, with Count-Min error epsilon N at probability 1 - delta';
+CREATE AGGREGATE topk_agg(text, integer) (
+  SFUNC = topk_agg_trans, STYPE = topk, SSPACE = 110000, COMBINEFUNC = topk_merge_trans,
+  FINALFUNC = topk_final, FINALFUNC_MODIFY = READ_ONLY, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE topk_agg(text, integer) IS 'topk sketch: the k most frequent values of the group (Count-Min epsilon 0.001, delta 0.01)';
+CREATE AGGREGATE topk_agg(text, integer, double precision, double precision) (
+  SFUNC = topk_agg_trans, STYPE = topk, SSPACE = 110000, COMBINEFUNC = topk_merge_trans,
+  FINALFUNC = topk_final, FINALFUNC_MODIFY = READ_ONLY, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE topk_agg(text, integer, double precision, double precision) IS 'topk sketch: the k most frequent values of the group, with Count-Min error epsilon N at probability 1 - delta';
+CREATE AGGREGATE topk_agg(bytea, integer) (
+  SFUNC = topk_agg_trans, STYPE = topk, SSPACE = 110000, COMBINEFUNC = topk_merge_trans,
+  FINALFUNC = topk_final, FINALFUNC_MODIFY = READ_ONLY, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE topk_agg(bytea, integer) IS 'topk sketch: the k most frequent values of the group (Count-Min epsilon 0.001, delta 0.01)';
+CREATE AGGREGATE topk_agg(bytea, integer, double precision, double precision) (
+  SFUNC = topk_agg_trans, STYPE = topk, SSPACE = 110000, COMBINEFUNC = topk_merge_trans,
+  FINALFUNC = topk_final, FINALFUNC_MODIFY = READ_ONLY, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE topk_agg(bytea, integer, double precision, double precision) IS 'topk sketch: the k most frequent values of the group, with Count-Min error epsilon N at probability 1 - delta';
+CREATE AGGREGATE topk_agg(uuid, integer) (
+  SFUNC = topk_agg_trans, STYPE = topk, SSPACE = 110000, COMBINEFUNC = topk_merge_trans,
+  FINALFUNC = topk_final, FINALFUNC_MODIFY = READ_ONLY, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE topk_agg(uuid, integer) IS 'topk sketch: the k most frequent values of the group (Count-Min epsilon 0.001, delta 0.01)';
+CREATE AGGREGATE topk_agg(uuid, integer, double precision, double precision) (
+  SFUNC = topk_agg_trans, STYPE = topk, SSPACE = 110000, COMBINEFUNC = topk_merge_trans,
+  FINALFUNC = topk_final, FINALFUNC_MODIFY = READ_ONLY, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE topk_agg(uuid, integer, double precision, double precision) IS 'topk sketch: the k most frequent values of the group, with Count-Min error epsilon N at probability 1 - delta';
+CREATE AGGREGATE topk_agg(double precision, integer) (
+  SFUNC = topk_agg_trans, STYPE = topk, SSPACE = 110000, COMBINEFUNC = topk_merge_trans,
+  FINALFUNC = topk_final, FINALFUNC_MODIFY = READ_ONLY, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE topk_agg(double precision, integer) IS 'topk sketch: the k most frequent values of the group (Count-Min epsilon 0.001, delta 0.01)';
+CREATE AGGREGATE topk_agg(double precision, integer, double precision, double precision) (
+  SFUNC = topk_agg_trans, STYPE = topk, SSPACE = 110000, COMBINEFUNC = topk_merge_trans,
+  FINALFUNC = topk_final, FINALFUNC_MODIFY = READ_ONLY, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE topk_agg(double precision, integer, double precision, double precision) IS 'topk sketch: the k most frequent values of the group, with Count-Min error epsilon N at probability 1 - delta';
+CREATE AGGREGATE topk_agg(numeric, integer) (
+  SFUNC = topk_agg_trans, STYPE = topk, SSPACE = 110000, COMBINEFUNC = topk_merge_trans,
+  FINALFUNC = topk_final, FINALFUNC_MODIFY = READ_ONLY, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE topk_agg(numeric, integer) IS 'topk sketch: the k most frequent values of the group (Count-Min epsilon 0.001, delta 0.01)';
+CREATE AGGREGATE topk_agg(numeric, integer, double precision, double precision) (
+  SFUNC = topk_agg_trans, STYPE = topk, SSPACE = 110000, COMBINEFUNC = topk_merge_trans,
+  FINALFUNC = topk_final, FINALFUNC_MODIFY = READ_ONLY, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE topk_agg(numeric, integer, double precision, double precision) IS 'topk sketch: the k most frequent values of the group, with Count-Min error epsilon N at probability 1 - delta';
+CREATE AGGREGATE topk_agg(date, integer) (
+  SFUNC = topk_agg_trans, STYPE = topk, SSPACE = 110000, COMBINEFUNC = topk_merge_trans,
+  FINALFUNC = topk_final, FINALFUNC_MODIFY = READ_ONLY, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE topk_agg(date, integer) IS 'topk sketch: the k most frequent values of the group (Count-Min epsilon 0.001, delta 0.01)';
+CREATE AGGREGATE topk_agg(date, integer, double precision, double precision) (
+  SFUNC = topk_agg_trans, STYPE = topk, SSPACE = 110000, COMBINEFUNC = topk_merge_trans,
+  FINALFUNC = topk_final, FINALFUNC_MODIFY = READ_ONLY, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE topk_agg(date, integer, double precision, double precision) IS 'topk sketch: the k most frequent values of the group, with Count-Min error epsilon N at probability 1 - delta';
+CREATE AGGREGATE topk_agg(timestamp, integer) (
+  SFUNC = topk_agg_trans, STYPE = topk, SSPACE = 110000, COMBINEFUNC = topk_merge_trans,
+  FINALFUNC = topk_final, FINALFUNC_MODIFY = READ_ONLY, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE topk_agg(timestamp, integer) IS 'topk sketch: the k most frequent values of the group (Count-Min epsilon 0.001, delta 0.01)';
+CREATE AGGREGATE topk_agg(timestamp, integer, double precision, double precision) (
+  SFUNC = topk_agg_trans, STYPE = topk, SSPACE = 110000, COMBINEFUNC = topk_merge_trans,
+  FINALFUNC = topk_final, FINALFUNC_MODIFY = READ_ONLY, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE topk_agg(timestamp, integer, double precision, double precision) IS 'topk sketch: the k most frequent values of the group, with Count-Min error epsilon N at probability 1 - delta';
+CREATE AGGREGATE topk_agg(timestamptz, integer) (
+  SFUNC = topk_agg_trans, STYPE = topk, SSPACE = 110000, COMBINEFUNC = topk_merge_trans,
+  FINALFUNC = topk_final, FINALFUNC_MODIFY = READ_ONLY, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE topk_agg(timestamptz, integer) IS 'topk sketch: the k most frequent values of the group (Count-Min epsilon 0.001, delta 0.01)';
+CREATE AGGREGATE topk_agg(timestamptz, integer, double precision, double precision) (
+  SFUNC = topk_agg_trans, STYPE = topk, SSPACE = 110000, COMBINEFUNC = topk_merge_trans,
+  FINALFUNC = topk_final, FINALFUNC_MODIFY = READ_ONLY, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE topk_agg(timestamptz, integer, double precision, double precision) IS 'topk sketch: the k most frequent values of the group, with Count-Min error epsilon N at probability 1 - delta';

@@ -97,8 +97,23 @@ typedef struct bs_key_info
  */
 extern const bs_key_info *bs_key_arg(FunctionCallInfo fcinfo, int argno);
 
-/* The canonical 64-bit hash of a non-NULL value (doc/hashing.md). */
+/* The canonical key bytes of a non-NULL value (doc/hashing.md). */
+typedef struct bs_key_bytes
+{
+	const uint8_t *data;
+	size_t		len;
+	uint8_t		buf[8];			/* holds fixed-width forms */
+	void	   *to_free;		/* a detoasted or printed copy, or NULL */
+} bs_key_bytes;
+
+extern void bs_key_canonical(const bs_key_info *ki, Datum value, bs_key_bytes *kb);
+extern void bs_key_bytes_release(bs_key_bytes *kb);
+
+/* The canonical 64-bit hash of a non-NULL value: XXH3-64 of its key bytes. */
 extern uint64_t bs_key_hash(const bs_key_info *ki, Datum value, uint64_t seed);
+
+/* Canonical bytes of a family printed as the SQL type prints them (palloc'd). */
+extern char *bs_key_text(uint8_t family, const uint8_t *data, size_t len);
 
 /* ERROR (42804) if a key of ki's family cannot be used with a sketch of this family. */
 extern void bs_check_family(uint8_t sketch_family, const bs_key_info *ki,

@@ -88,39 +88,37 @@ bs_check_family(uint8_t sketch_family, const bs_key_info *ki, const char *sketch
 						 sketch_kind)));
 }
 
-static uint64_t
-key_int64(int64 v, uint64_t seed)
+/* int64 as 8 little-endian bytes in kb's buffer. */
+static void
+bytes_int64(int64 v, bs_key_bytes *kb)
 {
-	uint8_t		buf[8];
-
-	bs_store64(buf, (uint64_t) v);
-	return bs_hash_bytes(buf, 8, seed);
+	bs_store64(kb->buf, (uint64_t) v);
+	kb->data = kb->buf;
+	kb->len = 8;
 }
 
-static uint64_t
-key_varlena(Datum value, bool trim_blanks, uint64_t seed)
+static void
+bytes_varlena(Datum value, bool trim_blanks, bs_key_bytes *kb)
 {
 	struct varlena *raw = (struct varlena *) DatumGetPointer(value);
 	struct varlena *v = pg_detoast_datum_packed(raw);
 	char	   *data = VARDATA_ANY(v);
 	int			len = VARSIZE_ANY_EXHDR(v);
-	uint64_t	h;
 
 	if (trim_blanks)
 		len = bpchartruelen(data, len);
-	h = bs_hash_bytes(data, (size_t) len, seed);
+	kb->data = (const uint8_t *) data;
+	kb->len = (size_t) len;
 	if (v != raw)
-		pfree(v);
-	return h;
+		kb->to_free = v;
 }
 
 /* numeric as its shortest decimal text: no trailing fraction zeros, no "-0". */
-static uint64_t
-key_numeric(Datum value, uint64_t seed)
+static void
+bytes_numeric(Datum value, bs_key_bytes *kb)
 {
 	char	   *s = DatumGetCString(DirectFunctionCall1(numeric_out, value));
 	size_t		len = strlen(s);
-	uint64_t	h;
 
 	if (strchr(s, '.') != NULL)
 	{
@@ -130,19 +128,20 @@ key_numeric(Datum value, uint64_t seed)
 			len--;
 	}
 	if (len == 2 && s[0] == '-' && s[1] == '0')
-		h = bs_hash_bytes("0", 1, seed);
-	else
-		h = bs_hash_bytes(s, len, seed);
-	pfree(s);
-	return h;
+	{
+		s[0] = '0';
+		len = 1;
+	}
+	kb->data = (const uint8_t *) s;
+	kb->len = len;
+	kb->to_free = s;
 }
 
 /* float as float8 bits, with -0 = +0 and a single NaN. */
-static uint64_t
-key_float(double d, uint64_t seed)
+static void
+bytes_float(double d, bs_key_bytes *kb)
 {
 	uint64_t	bits;
-	uint8_t		buf[8];
 
 	if (d == 0.0)
 		d = 0.0;
@@ -150,51 +149,132 @@ key_float(double d, uint64_t seed)
 		bits = UINT64_C(0x7ff8000000000000);
 	else
 		memcpy(&bits, &d, sizeof(bits));
-	bs_store64(buf, bits);
-	return bs_hash_bytes(buf, 8, seed);
+	bs_store64(kb->buf, bits);
+	kb->data = kb->buf;
+	kb->len = 8;
 }
 
-uint64_t
-bs_key_hash(const bs_key_info *ki, Datum value, uint64_t seed)
+void
+bs_key_canonical(const bs_key_info *ki, Datum value, bs_key_bytes *kb)
 {
+	kb->to_free = NULL;
 	switch (ki->family)
 	{
 		case BS_FAMILY_INTEGER:
 			if (ki->typid == INT2OID)
-				return key_int64(DatumGetInt16(value), seed);
-			if (ki->typid == INT4OID)
-				return key_int64(DatumGetInt32(value), seed);
-			return key_int64(DatumGetInt64(value), seed);
+				bytes_int64(DatumGetInt16(value), kb);
+			else if (ki->typid == INT4OID)
+				bytes_int64(DatumGetInt32(value), kb);
+			else
+				bytes_int64(DatumGetInt64(value), kb);
+			return;
 		case BS_FAMILY_TEXT:
 			if (ki->typid == NAMEOID)
 			{
 				const char *s = NameStr(*DatumGetName(value));
 
-				return bs_hash_bytes(s, strnlen(s, NAMEDATALEN), seed);
+				kb->data = (const uint8_t *) s;
+				kb->len = strnlen(s, NAMEDATALEN);
 			}
-			if (ki->typid == UNKNOWNOID || ki->typid == CSTRINGOID)
+			else if (ki->typid == UNKNOWNOID || ki->typid == CSTRINGOID)
 			{
 				const char *s = DatumGetCString(value);
 
-				return bs_hash_bytes(s, strlen(s), seed);
+				kb->data = (const uint8_t *) s;
+				kb->len = strlen(s);
 			}
-			return key_varlena(value, ki->typid == BPCHAROID, seed);
+			else
+				bytes_varlena(value, ki->typid == BPCHAROID, kb);
+			return;
 		case BS_FAMILY_BYTEA:
-			return key_varlena(value, false, seed);
+			bytes_varlena(value, false, kb);
+			return;
 		case BS_FAMILY_UUID:
-			return bs_hash_bytes(DatumGetUUIDP(value)->data, UUID_LEN, seed);
+			kb->data = DatumGetUUIDP(value)->data;
+			kb->len = UUID_LEN;
+			return;
 		case BS_FAMILY_FLOAT:
 			if (ki->typid == FLOAT4OID)
-				return key_float((double) DatumGetFloat4(value), seed);
-			return key_float(DatumGetFloat8(value), seed);
+				bytes_float((double) DatumGetFloat4(value), kb);
+			else
+				bytes_float(DatumGetFloat8(value), kb);
+			return;
 		case BS_FAMILY_NUMERIC:
-			return key_numeric(value, seed);
+			bytes_numeric(value, kb);
+			return;
 		case BS_FAMILY_DATE:
-			return key_int64(DatumGetDateADT(value), seed);
+			bytes_int64(DatumGetDateADT(value), kb);
+			return;
 		case BS_FAMILY_TIMESTAMP:
 		case BS_FAMILY_TIMESTAMPTZ:
-			return key_int64(DatumGetTimestamp(value), seed);
+			bytes_int64(DatumGetTimestamp(value), kb);
+			return;
 	}
 	elog(ERROR, "unexpected key family %d", ki->family);
-	return 0;
+}
+
+void
+bs_key_bytes_release(bs_key_bytes *kb)
+{
+	if (kb->to_free)
+		pfree(kb->to_free);
+	kb->to_free = NULL;
+}
+
+uint64_t
+bs_key_hash(const bs_key_info *ki, Datum value, uint64_t seed)
+{
+	bs_key_bytes kb;
+	uint64_t	h;
+
+	bs_key_canonical(ki, value, &kb);
+	h = bs_hash_bytes(kb.data, kb.len, seed);
+	bs_key_bytes_release(&kb);
+	return h;
+}
+
+/* The value behind canonical bytes, printed as its SQL type prints it. */
+char *
+bs_key_text(uint8_t family, const uint8_t *data, size_t len)
+{
+	int64		i = len == 8 ? (int64) bs_load64(data) : 0;
+
+	switch (family)
+	{
+		case BS_FAMILY_INTEGER:
+			return psprintf(INT64_FORMAT, i);
+		case BS_FAMILY_TEXT:
+		case BS_FAMILY_NUMERIC:
+			return pnstrdup((const char *) data, len);
+		case BS_FAMILY_BYTEA:
+			{
+				bytea	   *b = (bytea *) palloc(VARHDRSZ + len);
+
+				SET_VARSIZE(b, VARHDRSZ + len);
+				memcpy(VARDATA(b), data, len);
+				return DatumGetCString(DirectFunctionCall1(byteaout, PointerGetDatum(b)));
+			}
+		case BS_FAMILY_UUID:
+			{
+				pg_uuid_t	u;
+
+				memcpy(u.data, data, UUID_LEN);
+				return DatumGetCString(DirectFunctionCall1(uuid_out, UUIDPGetDatum(&u)));
+			}
+		case BS_FAMILY_FLOAT:
+			{
+				double		d;
+				uint64_t	bits = (uint64_t) i;
+
+				memcpy(&d, &bits, sizeof(d));
+				return DatumGetCString(DirectFunctionCall1(float8out, Float8GetDatum(d)));
+			}
+		case BS_FAMILY_DATE:
+			return DatumGetCString(DirectFunctionCall1(date_out, DateADTGetDatum((DateADT) i)));
+		case BS_FAMILY_TIMESTAMP:
+			return DatumGetCString(DirectFunctionCall1(timestamp_out, TimestampGetDatum(i)));
+		case BS_FAMILY_TIMESTAMPTZ:
+			return DatumGetCString(DirectFunctionCall1(timestamptz_out, TimestampTzGetDatum(i)));
+	}
+	return pstrdup("?");
 }

@@ -5,6 +5,7 @@
 #include "bloom.h"
 #include "builder.h"
 #include "cms.h"
+#include "topk.h"
 #include "endian.h"
 #include "hash.h"
 
@@ -19,6 +20,8 @@ bs_kind_name(int kind)
 			return "bloom_agg_state";
 		case BS_KIND_CMS:
 			return "cms";
+		case BS_KIND_TOPK:
+			return "topk";
 	}
 	return "unknown";
 }
@@ -116,6 +119,10 @@ bs_validate(const uint8_t *buf, size_t len, bs_kind kind, bool deep,
 			break;
 		case BS_KIND_CMS:
 			if (bs_cms_check(&h, buf + BS_HEADER_SIZE, len - BS_HEADER_SIZE, deep, err) != BS_OK)
+				return BS_ERR_FORMAT;
+			break;
+		case BS_KIND_TOPK:
+			if (bs_topk_check(&h, buf + BS_HEADER_SIZE, len - BS_HEADER_SIZE, deep, err) != BS_OK)
 				return BS_ERR_FORMAT;
 			break;
 		default:

@@ -52,7 +52,8 @@ typedef enum bs_kind
 {
 	BS_KIND_BLOOM = 1,
 	BS_KIND_BLOOM_STATE = 2,	/* bloom_agg transition state */
-	BS_KIND_CMS = 3				/* count-min sketch */
+	BS_KIND_CMS = 3,			/* count-min sketch */
+	BS_KIND_TOPK = 4			/* heavy hitters: count-min plus candidates */
 } bs_kind;
 
 typedef struct bs_header

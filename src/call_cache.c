@@ -4,9 +4,11 @@
  * A function called once per row keeps here what does not change between
  * rows: the key family of its value argument, and the detoasted copy of a
  * sketch argument that is the same stored value on every row (a filter read
- * once by an InitPlan, a constant).  A TOASTed value is identified by its
- * TOAST pointer (relation and value OID), which names exactly one immutable
- * value, so the cache can never answer with another sketch's bytes.
+ * once by an InitPlan, a constant).  An out-of-line value is identified by
+ * its TOAST pointer (relation and value OID), which names exactly one
+ * immutable value; an inline compressed value (cms and topk compress) by its
+ * compressed bytes, compared in full.  Either way the cache can never answer
+ * with another sketch's bytes.
  */
 #include "glue.h"
 
@@ -19,8 +21,9 @@
 typedef struct bs_cached_sketch
 {
 	bool		ready;
-	struct varatt_external toast_id;
-	struct varlena *sketch;		/* in fn_mcxt */
+	struct varatt_external toast_id;	/* when the value was out of line */
+	struct varlena *compressed;	/* a copy, when it was inline compressed */
+	struct varlena *sketch;		/* detoasted, in fn_mcxt */
 } bs_cached_sketch;
 
 typedef struct bs_call_cache
@@ -102,25 +105,45 @@ bs_sketch_arg(FunctionCallInfo fcinfo, int argno, bs_kind kind, bs_sketch_ref *r
 	struct varlena *raw = (struct varlena *) PG_GETARG_POINTER(argno);
 	struct varlena *v;
 
-	if (VARATT_IS_EXTERNAL_ONDISK(raw) && argno < BS_CACHED_ARGS)
+	if (argno < BS_CACHED_ARGS &&
+		(VARATT_IS_EXTERNAL_ONDISK(raw) || VARATT_IS_COMPRESSED(raw)))
 	{
 		bs_cached_sketch *c = &get_cache(fcinfo)->sketches[argno];
 		struct varatt_external id;
+		bool		same;
 
-		VARATT_EXTERNAL_GET_POINTER(id, raw);
-		if (!c->ready || memcmp(&id, &c->toast_id, sizeof(id)) != 0)
+		if (VARATT_IS_EXTERNAL_ONDISK(raw))
+		{
+			VARATT_EXTERNAL_GET_POINTER(id, raw);
+			same = c->ready && c->compressed == NULL &&
+				memcmp(&id, &c->toast_id, sizeof(id)) == 0;
+		}
+		else
+			same = c->ready && c->compressed != NULL &&
+				VARSIZE(c->compressed) == VARSIZE(raw) &&
+				memcmp(c->compressed, raw, VARSIZE(raw)) == 0;
+		if (!same)
 		{
 			MemoryContext old = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
 
 			c->ready = false;
 			if (c->sketch)
 				pfree(c->sketch);
+			if (c->compressed)
+				pfree(c->compressed);
 			c->sketch = NULL;
+			c->compressed = NULL;
 			c->sketch = detoast_attr(raw);
+			if (VARATT_IS_EXTERNAL_ONDISK(raw))
+				c->toast_id = id;
+			else
+			{
+				c->compressed = palloc(VARSIZE(raw));
+				memcpy(c->compressed, raw, VARSIZE(raw));
+			}
 			MemoryContextSwitchTo(old);
 			quick_check((uint8_t *) VARDATA_ANY(c->sketch),
 						VARSIZE_ANY_EXHDR(c->sketch), kind);
-			c->toast_id = id;
 			c->ready = true;
 		}
 		ref->data = (uint8_t *) VARDATA_ANY(c->sketch);
@@ -129,7 +152,7 @@ bs_sketch_arg(FunctionCallInfo fcinfo, int argno, bs_kind kind, bs_sketch_ref *r
 		return;
 	}
 
-	/* Inline: no copy unless compressed (the types are STORAGE external). */
+	/* Inline and not compressed: no copy. */
 	v = pg_detoast_datum_packed(raw);
 	ref->data = (uint8_t *) VARDATA_ANY(v);
 	ref->len = VARSIZE_ANY_EXHDR(v);

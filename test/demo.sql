@@ -258,4 +258,46 @@ SELECT bloomsketch_hash(42::smallint) = bloomsketch_hash(42::bigint) AS int2_eq_
        bloomsketch_hash('shop'::char(8)) = bloomsketch_hash('shop'::text) AS bpchar_eq_text;
 
 \echo
+\echo '=== 10. How often was each page requested?  cms_agg counts, topk_agg finds the top pages ==='
+\echo 'Page popularity is skewed (Zipf-like): a few product pages get most of the 2,000,000 hits.'
+CREATE TABLE page_hits AS
+SELECT day,
+       'https://shop.example/p/' ||
+       floor(exp(ln(50000) * power(((event_id * 2654435761) % 4294967296) / 4294967296.0, 3)))::int AS url
+FROM events;
+
+\echo 'One Count-Min sketch (eps 0.001, delta 0.01) and one top-10 sketch per day, in a rollup table:'
+CREATE TABLE daily_hits AS
+SELECT day, cms_agg(url) AS hits, topk_agg(url, 10) AS top FROM page_hits GROUP BY day;
+SELECT pg_size_pretty(avg(pg_column_size(hits))) AS cms_size, pg_size_pretty(avg(pg_column_size(top))) AS topk_size,
+       (SELECT pg_size_pretty(sum(pg_column_size(url))::bigint / 30) FROM page_hits) AS raw_urls_per_day
+FROM daily_hits;
+
+\echo 'Nov 5: estimated hits (hits -> url) of every page seen that day versus the exact count.'
+\echo 'An estimate is never below the truth, and above truth + eps*N for at most 1% of pages (delta).'
+WITH exact AS (SELECT url, count(*) AS n FROM page_hits WHERE day = date '2026-11-05' GROUP BY url),
+     est AS (SELECT e.url, e.n, d.hits -> e.url AS f, cms_error_bound(d.hits) AS bound
+             FROM exact AS e, daily_hits AS d WHERE d.day = date '2026-11-05')
+SELECT count(*) AS pages, max(bound)::int AS error_bound_eps_n,
+       count(*) FILTER (WHERE f < n) AS below_truth,
+       count(*) FILTER (WHERE f > n + bound) AS over_bound,
+       count(*) FILTER (WHERE f = n) AS exact_estimates,
+       max(f - n) AS largest_over_estimate
+FROM est;
+
+\echo 'The month: roll the days up with cms_union_agg (exact: the sum of the days is the sketch of the month):'
+SELECT cms_total(m) AS hits_in_month,
+       m -> 'https://shop.example/p/1'::text AS estimate_p1,
+       (SELECT count(*) FROM page_hits WHERE url = 'https://shop.example/p/1') AS exact_p1
+FROM (SELECT cms_union_agg(hits) AS m FROM daily_hits) AS s;
+
+\echo 'Top 10 pages of the month from topk_union_agg over the 30 daily sketches, next to the exact ranking:'
+WITH est AS (SELECT row_number() OVER () AS rank, value AS url, frequency
+             FROM topk_items((SELECT topk_union_agg(top) FROM daily_hits))),
+     exact AS (SELECT row_number() OVER (ORDER BY count(*) DESC, url) AS rank, url, count(*) AS n
+               FROM page_hits GROUP BY url ORDER BY n DESC, url LIMIT 10)
+SELECT est.rank, est.url AS sketch_url, est.frequency AS sketch_hits, exact.url AS exact_url, exact.n AS exact_hits
+FROM est JOIN exact USING (rank) ORDER BY rank;
+
+\echo
 \echo 'Done.'

@@ -8,7 +8,6 @@
 #include <math.h>
 
 #include "access/htup_details.h"
-#include "common/hashfn.h"
 #include "funcapi.h"
 #include "utils/builtins.h"
 
@@ -222,23 +221,17 @@ bloom_intersection(PG_FUNCTION_ARGS)
 static Datum
 merge_trans(FunctionCallInfo fcinfo, bool is_union)
 {
-	struct varlena *state = (struct varlena *) PG_GETARG_POINTER(0);
+	uint8_t    *state;
 	bs_sketch_ref ref;
 	bs_bloom	dst;
 
-	if (!AggCheckCallContext(fcinfo, NULL))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("%s called in a non-aggregate context",
-						is_union ? "bloom_union_trans" : "bloom_intersection_trans")));
-	/* The first state is a copy of an input value: make it plain once. */
-	if (VARATT_IS_EXTENDED(state))
-		state = (struct varlena *) bs_sketch_arg_copy(fcinfo, 0, KIND);
-	bs_bloom_view(BS_DATA(state), &dst);
+	bs_require_agg_context(fcinfo, is_union ? "bloom_union_trans" : "bloom_intersection_trans");
+	state = bs_state_arg(fcinfo, 0, KIND);
+	bs_bloom_view(state, &dst);
 	bs_sketch_arg(fcinfo, 1, KIND, &ref);
 	merge_into(&dst, ref.data, is_union);
 	bs_sketch_release(&ref);
-	PG_RETURN_POINTER(state);
+	PG_RETURN_POINTER(BS_VARLENA_OF(state));
 }
 
 Datum
@@ -319,44 +312,23 @@ bloom_info(PG_FUNCTION_ARGS)
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }
 
-static bool
-bytes_equal(FunctionCallInfo fcinfo)
-{
-	bs_sketch_ref a,
-				b;
-	bool		eq;
-
-	bs_sketch_arg(fcinfo, 0, KIND, &a);
-	bs_sketch_arg(fcinfo, 1, KIND, &b);
-	eq = a.len == b.len && memcmp(a.data, b.data, a.len) == 0;
-	bs_sketch_release(&a);
-	bs_sketch_release(&b);
-	return eq;
-}
-
 Datum
 bloom_eq(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_BOOL(bytes_equal(fcinfo));
+	PG_RETURN_BOOL(bs_sketch_args_equal(fcinfo, KIND));
 }
 
 Datum
 bloom_ne(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_BOOL(!bytes_equal(fcinfo));
+	PG_RETURN_BOOL(!bs_sketch_args_equal(fcinfo, KIND));
 }
 
 /* Hash of the format bytes, for the hash opclass (DISTINCT, GROUP BY). */
 Datum
 bloom_hash(PG_FUNCTION_ARGS)
 {
-	bs_sketch_ref ref;
-	Datum		h;
-
-	bs_sketch_arg(fcinfo, 0, KIND, &ref);
-	h = hash_any(ref.data, (int) ref.len);
-	bs_sketch_release(&ref);
-	return h;
+	return bs_sketch_arg_hash(fcinfo, KIND);
 }
 
 /* --- planning helpers --- */

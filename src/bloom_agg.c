@@ -50,26 +50,6 @@ bloom_agg_state_send(PG_FUNCTION_ARGS)
 	return bs_sketch_send(fcinfo, KIND);
 }
 
-static void
-require_agg_context(FunctionCallInfo fcinfo, const char *name)
-{
-	if (!AggCheckCallContext(fcinfo, NULL))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("%s called in a non-aggregate context", name)));
-}
-
-/* The state argument as writable bytes: ours, or made plain once. */
-static uint8_t *
-state_arg(FunctionCallInfo fcinfo)
-{
-	struct varlena *state = (struct varlena *) PG_GETARG_POINTER(0);
-
-	if (VARATT_IS_EXTENDED(state))
-		state = (struct varlena *) bs_sketch_arg_copy(fcinfo, 0, KIND);
-	return BS_DATA(state);
-}
-
 /*
  * bloom_agg_trans(state, value [, fpr]) or (state, value, capacity, fpr).
  * Not strict: a NULL value leaves the state as it is, and the parameters are
@@ -85,7 +65,7 @@ bloom_agg_trans(PG_FUNCTION_ARGS)
 	const bs_key_info *ki;
 	uint8_t    *s;
 
-	require_agg_context(fcinfo, "bloom_agg_trans");
+	bs_require_agg_context(fcinfo, "bloom_agg_trans");
 	if (PG_NARGS() >= 3)
 	{
 		if (PG_ARGISNULL(fpr_arg) || (fixed && PG_ARGISNULL(2)))
@@ -120,7 +100,7 @@ bloom_agg_trans(PG_FUNCTION_ARGS)
 	}
 	else
 	{
-		s = state_arg(fcinfo);
+		s = bs_state_arg(fcinfo, 0, KIND);
 		if (PG_ARGISNULL(1))
 			PG_RETURN_POINTER(BS_VARLENA_OF(s));
 		ki = bs_key_arg(fcinfo, 1);
@@ -144,8 +124,8 @@ bloom_agg_combine(PG_FUNCTION_ARGS)
 	bs_error	err;
 	bs_status	st;
 
-	require_agg_context(fcinfo, "bloom_agg_combine");
-	dst = state_arg(fcinfo);
+	bs_require_agg_context(fcinfo, "bloom_agg_combine");
+	dst = bs_state_arg(fcinfo, 0, KIND);
 	bs_sketch_arg(fcinfo, 1, KIND, &src);
 	dst = bs_builder_merge(dst, src.data, &bs_palloc_allocator, &err, &st);
 	if (dst == NULL)

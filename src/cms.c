@@ -9,7 +9,6 @@
 #include <math.h>
 
 #include "access/htup_details.h"
-#include "common/hashfn.h"
 #include "funcapi.h"
 #include "utils/builtins.h"
 #include "utils/numeric.h"
@@ -206,26 +205,6 @@ cms_union(PG_FUNCTION_ARGS)
 	PG_RETURN_BYTEA_P(v);
 }
 
-static void
-require_agg_context(FunctionCallInfo fcinfo, const char *name)
-{
-	if (!AggCheckCallContext(fcinfo, NULL))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("%s called in a non-aggregate context", name)));
-}
-
-/* The state argument, writable: ours, or made plain once. */
-static uint8_t *
-state_arg(FunctionCallInfo fcinfo)
-{
-	struct varlena *state = (struct varlena *) PG_GETARG_POINTER(0);
-
-	if (VARATT_IS_EXTENDED(state))
-		state = (struct varlena *) bs_sketch_arg_copy(fcinfo, 0, KIND);
-	return BS_DATA(state);
-}
-
 /* Transition and combine function of cms_union_agg, and combine of cms_agg: adds in place. */
 Datum
 cms_union_trans(PG_FUNCTION_ARGS)
@@ -235,8 +214,8 @@ cms_union_trans(PG_FUNCTION_ARGS)
 	bs_cms		dst,
 				src;
 
-	require_agg_context(fcinfo, "cms_union_trans");
-	s = state_arg(fcinfo);
+	bs_require_agg_context(fcinfo, "cms_union_trans");
+	s = bs_state_arg(fcinfo, 0, KIND);
 	bs_cms_view(s, &dst);
 	bs_sketch_arg(fcinfo, 1, KIND, &ref);
 	bs_cms_view(ref.data, &src);
@@ -302,43 +281,57 @@ cms_info(PG_FUNCTION_ARGS)
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }
 
-static bool
-bytes_equal(FunctionCallInfo fcinfo)
-{
-	bs_sketch_ref a,
-				b;
-	bool		eq;
-
-	bs_sketch_arg(fcinfo, 0, KIND, &a);
-	bs_sketch_arg(fcinfo, 1, KIND, &b);
-	eq = a.len == b.len && memcmp(a.data, b.data, a.len) == 0;
-	bs_sketch_release(&a);
-	bs_sketch_release(&b);
-	return eq;
-}
-
 Datum
 cms_eq(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_BOOL(bytes_equal(fcinfo));
+	PG_RETURN_BOOL(bs_sketch_args_equal(fcinfo, KIND));
 }
 
 Datum
 cms_ne(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_BOOL(!bytes_equal(fcinfo));
+	PG_RETURN_BOOL(!bs_sketch_args_equal(fcinfo, KIND));
 }
 
 Datum
 cms_hash(PG_FUNCTION_ARGS)
 {
-	bs_sketch_ref ref;
-	Datum		h;
+	return bs_sketch_arg_hash(fcinfo, KIND);
+}
 
-	bs_sketch_arg(fcinfo, 0, KIND, &ref);
-	h = hash_any(ref.data, (int) ref.len);
-	bs_sketch_release(&ref);
-	return h;
+/*
+ * Width and depth for the epsilon and delta arguments first and first + 1
+ * (the defaults when the call has none), memoised per call site so a row
+ * does not recompute them.  Shared by cms_agg and topk_agg.
+ */
+void
+bs_cms_dims_arg(FunctionCallInfo fcinfo, int first, const char *caller,
+				uint64_t *width, uint64_t *depth)
+{
+	double		eps = DEFAULT_EPSILON,
+				delta = DEFAULT_DELTA;
+	uint64_t	eb = 0,
+				db = 0;
+
+	if (PG_NARGS() > first)
+	{
+		if (PG_ARGISNULL(first) || PG_ARGISNULL(first + 1))
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("%s parameters must not be NULL", caller)));
+		eps = PG_GETARG_FLOAT8(first);
+		delta = PG_GETARG_FLOAT8(first + 1);
+		memcpy(&eb, &eps, sizeof(eb));
+		memcpy(&db, &delta, sizeof(db));
+	}
+	if (!bs_memo_get(fcinfo, eb, db, width, depth))
+	{
+		uint32_t	d;
+
+		BS_TRY(bs_cms_dims(eps, delta, width, &d, BS_ERR), 0);
+		*depth = d;
+		bs_memo_set(fcinfo, eb, db, *width, *depth);
+	}
 }
 
 /*
@@ -350,8 +343,6 @@ static Datum
 agg_trans(FunctionCallInfo fcinfo, bool weighted)
 {
 	int			first_param = weighted ? 3 : 2;
-	double		eps = DEFAULT_EPSILON,
-				delta = DEFAULT_DELTA;
 	uint64_t	width,
 				depth,
 				count = 1;
@@ -360,37 +351,9 @@ agg_trans(FunctionCallInfo fcinfo, bool weighted)
 	bs_cms		c;
 	bool		skip;
 
-	require_agg_context(fcinfo, weighted ? "cms_agg_weighted" : "cms_agg");
-	if (PG_NARGS() > first_param)
-	{
-		uint64_t	eb,
-					db;
-
-		if (PG_ARGISNULL(first_param) || PG_ARGISNULL(first_param + 1))
-			ereport(ERROR,
-					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("cms_agg parameters must not be NULL")));
-		eps = PG_GETARG_FLOAT8(first_param);
-		delta = PG_GETARG_FLOAT8(first_param + 1);
-		memcpy(&eb, &eps, sizeof(eb));
-		memcpy(&db, &delta, sizeof(db));
-		if (!bs_memo_get(fcinfo, eb, db, &width, &depth))
-		{
-			uint32_t	d;
-
-			BS_TRY(bs_cms_dims(eps, delta, &width, &d, BS_ERR), 0);
-			depth = d;
-			bs_memo_set(fcinfo, eb, db, width, depth);
-		}
-	}
-	else if (!bs_memo_get(fcinfo, 0, 0, &width, &depth))
-	{
-		uint32_t	d;
-
-		BS_TRY(bs_cms_dims(eps, delta, &width, &d, BS_ERR), 0);
-		depth = d;
-		bs_memo_set(fcinfo, 0, 0, width, depth);
-	}
+	bs_require_agg_context(fcinfo, weighted ? "cms_agg_weighted" : "cms_agg");
+	bs_cms_dims_arg(fcinfo, first_param, weighted ? "cms_agg_weighted" : "cms_agg",
+					&width, &depth);
 
 	skip = PG_ARGISNULL(1) || (weighted && PG_ARGISNULL(2));
 	if (weighted && !PG_ARGISNULL(2))
@@ -408,7 +371,7 @@ agg_trans(FunctionCallInfo fcinfo, bool weighted)
 	}
 	else
 	{
-		s = state_arg(fcinfo);
+		s = bs_state_arg(fcinfo, 0, KIND);
 		bs_cms_view(s, &c);
 		if (c.width != width || c.depth != depth)
 			ereport(ERROR,

@@ -80,6 +80,10 @@ extern bool bs_memo_get(FunctionCallInfo fcinfo, uint64_t a, uint64_t b,
 extern void bs_memo_set(FunctionCallInfo fcinfo, uint64_t a, uint64_t b,
 						uint64_t x, uint64_t y);
 
+/* Count-Min width and depth of an aggregate's epsilon and delta arguments (cms.c). */
+extern void bs_cms_dims_arg(FunctionCallInfo fcinfo, int first, const char *caller,
+							uint64_t *width, uint64_t *depth);
+
 /* A fresh writable copy of argument argno (for functions that return a new value). */
 extern bytea *bs_sketch_arg_copy(FunctionCallInfo fcinfo, int argno, bs_kind kind);
 
@@ -126,5 +130,21 @@ extern Datum bs_sketch_out(FunctionCallInfo fcinfo, bs_kind kind);
 extern Datum bs_sketch_recv(FunctionCallInfo fcinfo, bs_kind kind);
 extern Datum bs_sketch_send(FunctionCallInfo fcinfo, bs_kind kind);
 extern Datum bs_sketch_from_bytea(FunctionCallInfo fcinfo, bs_kind kind);
+
+/* Byte equality of sketch arguments 0 and 1, and the hash of argument 0 (= and hash opclasses). */
+extern bool bs_sketch_args_equal(FunctionCallInfo fcinfo, bs_kind kind);
+extern Datum bs_sketch_arg_hash(FunctionCallInfo fcinfo, bs_kind kind);
+
+/* --- aggregate states (sketch_io.c) --- */
+
+/* ERROR unless called as an aggregate support function. */
+extern void bs_require_agg_context(FunctionCallInfo fcinfo, const char *name);
+
+/*
+ * Transition state argument argno as writable bytes: ours (in the aggregate
+ * context, changed in place), or, the first time, a plain copy of an input
+ * value that nodeAgg made the state (then returned and copied by nodeAgg).
+ */
+extern uint8_t *bs_state_arg(FunctionCallInfo fcinfo, int argno, bs_kind kind);
 
 #endif

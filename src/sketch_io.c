@@ -6,6 +6,7 @@
  */
 #include "glue.h"
 
+#include "common/hashfn.h"
 #include "libpq/pqformat.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
@@ -116,4 +117,50 @@ bs_sketch_from_bytea(FunctionCallInfo fcinfo, bs_kind kind)
 					   true, NULL, BS_ERR),
 		   ERRCODE_INVALID_BINARY_REPRESENTATION);
 	PG_RETURN_BYTEA_P(v);
+}
+
+bool
+bs_sketch_args_equal(FunctionCallInfo fcinfo, bs_kind kind)
+{
+	bs_sketch_ref a,
+				b;
+	bool		eq;
+
+	bs_sketch_arg(fcinfo, 0, kind, &a);
+	bs_sketch_arg(fcinfo, 1, kind, &b);
+	eq = a.len == b.len && memcmp(a.data, b.data, a.len) == 0;
+	bs_sketch_release(&a);
+	bs_sketch_release(&b);
+	return eq;
+}
+
+Datum
+bs_sketch_arg_hash(FunctionCallInfo fcinfo, bs_kind kind)
+{
+	bs_sketch_ref ref;
+	Datum		h;
+
+	bs_sketch_arg(fcinfo, 0, kind, &ref);
+	h = hash_any(ref.data, (int) ref.len);
+	bs_sketch_release(&ref);
+	return h;
+}
+
+void
+bs_require_agg_context(FunctionCallInfo fcinfo, const char *name)
+{
+	if (!AggCheckCallContext(fcinfo, NULL))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s called in a non-aggregate context", name)));
+}
+
+uint8_t *
+bs_state_arg(FunctionCallInfo fcinfo, int argno, bs_kind kind)
+{
+	struct varlena *state = (struct varlena *) PG_GETARG_POINTER(argno);
+
+	if (VARATT_IS_EXTENDED(state))
+		state = (struct varlena *) bs_sketch_arg_copy(fcinfo, argno, kind);
+	return BS_DATA(state);
 }

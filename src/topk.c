@@ -13,8 +13,6 @@
 #include "core/topk.h"
 
 #define KIND BS_KIND_TOPK
-#define DEFAULT_EPSILON 0.001
-#define DEFAULT_DELTA 0.01
 #define INITIAL_KEY_BYTES 256
 
 PG_FUNCTION_INFO_V1(topk_in);
@@ -74,26 +72,6 @@ canonical(const uint8_t *data, size_t len)
 	return BS_VARLENA_OF(bs_topk_compact(data, len, &bs_palloc_allocator, &outlen));
 }
 
-static void
-require_agg_context(FunctionCallInfo fcinfo, const char *name)
-{
-	if (!AggCheckCallContext(fcinfo, NULL))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("%s called in a non-aggregate context", name)));
-}
-
-/* The state argument, writable: ours, or made plain once. */
-static uint8_t *
-state_arg(FunctionCallInfo fcinfo, int argno)
-{
-	struct varlena *state = (struct varlena *) PG_GETARG_POINTER(argno);
-
-	if (VARATT_IS_EXTENDED(state))
-		state = (struct varlena *) bs_sketch_arg_copy(fcinfo, argno, KIND);
-	return BS_DATA(state);
-}
-
 /* Add count for the key argument to a writable value; returns it (or its grown copy). */
 static uint8_t *
 add_value(FunctionCallInfo fcinfo, uint8_t *s, const bs_key_info *ki, int key_arg,
@@ -118,36 +96,6 @@ add_value(FunctionCallInfo fcinfo, uint8_t *s, const bs_key_info *ki, int key_ar
 	return r;
 }
 
-/* Width and depth of epsilon and delta, memoised per call site. */
-static void
-dims_arg(FunctionCallInfo fcinfo, int first, uint64_t *width, uint64_t *depth)
-{
-	double		eps = DEFAULT_EPSILON,
-				delta = DEFAULT_DELTA;
-	uint64_t	eb = 0,
-				db = 0;
-
-	if (PG_NARGS() > first)
-	{
-		if (PG_ARGISNULL(first) || PG_ARGISNULL(first + 1))
-			ereport(ERROR,
-					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("topk_agg parameters must not be NULL")));
-		eps = PG_GETARG_FLOAT8(first);
-		delta = PG_GETARG_FLOAT8(first + 1);
-		memcpy(&eb, &eps, sizeof(eb));
-		memcpy(&db, &delta, sizeof(db));
-	}
-	if (!bs_memo_get(fcinfo, eb, db, width, depth))
-	{
-		uint32_t	d;
-
-		BS_TRY(bs_cms_dims(eps, delta, width, &d, BS_ERR), 0);
-		*depth = d;
-		bs_memo_set(fcinfo, eb, db, *width, *depth);
-	}
-}
-
 /*
  * topk_agg_trans(state, value, k [, epsilon, delta]).  Not strict: a NULL
  * value skips the row; the parameters are checked before the first state.
@@ -162,14 +110,14 @@ topk_agg_trans(PG_FUNCTION_ARGS)
 	uint8_t    *s;
 	bs_topk		t;
 
-	require_agg_context(fcinfo, "topk_agg");
+	bs_require_agg_context(fcinfo, "topk_agg");
 	if (PG_ARGISNULL(2))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("topk_agg parameters must not be NULL")));
 	k = PG_GETARG_INT32(2);
 	BS_TRY(bs_topk_check_k(k, BS_ERR), 0);
-	dims_arg(fcinfo, 3, &width, &depth);
+	bs_cms_dims_arg(fcinfo, 3, "topk_agg", &width, &depth);
 	ki = bs_key_arg(fcinfo, 1);
 
 	if (PG_ARGISNULL(0))
@@ -186,7 +134,7 @@ topk_agg_trans(PG_FUNCTION_ARGS)
 	}
 	else
 	{
-		s = state_arg(fcinfo, 0);
+		s = bs_state_arg(fcinfo, 0, KIND);
 		bs_topk_view(s, data_len(s), &t);
 		if (t.cms.width != width || t.cms.depth != depth || t.k != (uint32_t) k)
 			ereport(ERROR,
@@ -213,7 +161,7 @@ topk_merge_trans(PG_FUNCTION_ARGS)
 	bs_error	err;
 	bs_status	st;
 
-	require_agg_context(fcinfo, "topk_merge_trans");
+	bs_require_agg_context(fcinfo, "topk_merge_trans");
 	bs_sketch_arg(fcinfo, 0, KIND, &a);
 	bs_sketch_arg(fcinfo, 1, KIND, &b);
 	r = bs_topk_merge(a.data, a.len, b.data, b.len, &bs_palloc_allocator, &outlen,

@@ -1,8 +1,8 @@
 /*
  * format_test.c: the binary format of src/core/format.c: header layout,
- * bs_validate() on valid and broken values of both kinds, a mutation fuzz of
- * the validator (whatever it accepts must be safe to use), and the hex text
- * form.
+ * bs_validate() on valid and broken values of every kind (bloom,
+ * bloom_agg_state, cms), a mutation fuzz of the validator (whatever it
+ * accepts must be safe to use), and the hex text form.
  *
  * For an AddressSanitizer run by hand:
  *   cc -std=c11 -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined \
@@ -16,6 +16,7 @@
 
 #include "core/bloom.h"
 #include "core/builder.h"
+#include "core/cms.h"
 #include "core/endian.h"
 #include "core/format.h"
 #include "core/hash.h"
@@ -37,6 +38,8 @@ typedef struct sample
 
 static sample samples[32];
 static int	nsamples;
+static int	dense_sample;		/* index of "state auto dense" */
+static int	first_cms_sample;	/* the cms samples come last */
 
 static void
 keep(const char *what, bs_kind kind, const uint8_t *buf, size_t len)
@@ -99,6 +102,28 @@ keep_fixed(const char *what, double cap, double fpr, uint8_t family, int nhashes
 	unit_arena_reset(&the_arena);
 }
 
+/* A count-min sketch of nkeys random keys with counts 1..maxcount. */
+static void
+keep_cms(const char *what, uint64_t width, uint32_t depth, uint8_t family, uint64_t seed,
+		 int nkeys, uint64_t maxcount, unit_rng *r)
+{
+	uint64_t	total;
+	uint8_t    *buf;
+	bs_cms		c;
+	int			i;
+
+	if (bs_cms_size(width, depth, &total, NULL) != BS_OK)
+		exit(2);
+	buf = unit_calloc(1, total);
+	bs_cms_init(buf, width, depth, family, seed);
+	bs_cms_view(buf, &c);
+	for (i = 0; i < nkeys; i++)
+		if (bs_cms_add(&c, unit_next(r), 1 + unit_below(r, maxcount), NULL) != BS_OK)
+			exit(2);
+	keep(what, BS_KIND_CMS, buf, total);
+	free(buf);
+}
+
 static void
 make_samples(void)
 {
@@ -116,7 +141,25 @@ make_samples(void)
 	keep_fixed("state fixed 100/0.01", 100, 0.01, BS_FAMILY_INTEGER, 50, &r);
 	keep_fixed("state fixed 3/0.3", 3, 0.3, BS_FAMILY_NONE, 0, &r);
 	/* a dense auto state: more than BS_BUILDER_EXACT_LIMIT distinct hashes, at a rate whose M is one fold unit */
+	dense_sample = nsamples;
 	keep_auto("state auto dense", 1 - 1e-10, BS_FAMILY_BYTEA, (int) BS_BUILDER_EXACT_LIMIT + 5, false, &r);
+
+	first_cms_sample = nsamples;
+	keep_cms("cms 1 x 1 empty", 1, 1, BS_FAMILY_NONE, 0, 0, 1, &r);
+	keep_cms("cms 4 x 2", 4, 2, BS_FAMILY_INTEGER, 0, 3, 5, &r);
+	keep_cms("cms 10 x 3 seed 7", 10, 3, BS_FAMILY_TEXT, 7, 100, 1000, &r);
+	keep_cms("cms 1 x 64", 1, 64, BS_FAMILY_UUID, 0, 5, 3, &r);
+	keep_cms("cms 272 x 7", 272, 7, BS_FAMILY_TIMESTAMPTZ, 0, 2000, 50, &r);
+	keep_cms("cms 5 x 2 total 2^63 - 1", 5, 2, BS_FAMILY_BYTEA, 0, 4, 100, &r);
+	{
+		/* top the last one up to the largest total */
+		sample	   *s = &samples[nsamples - 1];
+		bs_cms		c;
+
+		bs_cms_view(s->buf, &c);
+		if (bs_cms_add(&c, unit_next(&r), (uint64_t) INT64_MAX - c.total, NULL) != BS_OK)
+			exit(2);
+	}
 }
 
 /* Overwrite a little-endian field of a private copy. */
@@ -209,8 +252,9 @@ test_header(void)
 
 	CHECK(strcmp(bs_kind_name(BS_KIND_BLOOM), "bloom") == 0 &&
 		  strcmp(bs_kind_name(BS_KIND_BLOOM_STATE), "bloom_agg_state") == 0 &&
+		  strcmp(bs_kind_name(BS_KIND_CMS), "cms") == 0 &&
 		  strcmp(bs_kind_name(77), "unknown") == 0,
-		  "bs_kind_name: bloom, bloom_agg_state, unknown");
+		  "bs_kind_name: bloom, bloom_agg_state, cms, unknown");
 	CHECK(bs_family_compatible(BS_FAMILY_TEXT, BS_FAMILY_TEXT) && bs_family_compatible(BS_FAMILY_NONE, BS_FAMILY_TEXT) &&
 		  bs_family_compatible(BS_FAMILY_UUID, BS_FAMILY_NONE) && !bs_family_compatible(BS_FAMILY_TEXT, BS_FAMILY_BYTEA) &&
 		  bs_family_join(BS_FAMILY_NONE, BS_FAMILY_UUID) == BS_FAMILY_UUID &&
@@ -255,7 +299,7 @@ test_validate_valid(void)
 			snprintf(list + strlen(list), sizeof(list) - strlen(list), " [%s: %s]", s->what, err.msg);
 		}
 	}
-	CHECK(bad == 0, "bs_validate (deep and quick) accepts all %d sample values of both kinds%s", nsamples, list);
+	CHECK(bad == 0, "bs_validate (deep and quick) accepts all %d sample values of the three kinds%s", nsamples, list);
 	{
 		bool		dense = false;
 
@@ -274,7 +318,7 @@ test_validate_rejects(void)
 	const sample *b13 = &samples[1];	/* bloom m=13 k=3: 50 bytes */
 	const sample *st = &samples[7];		/* state auto 5 + zero: exact, 16 slots */
 	const sample *fx = &samples[9];		/* state fixed 100/0.01 */
-	const sample *dn = &samples[nsamples - 1];	/* state auto dense */
+	const sample *dn = &samples[dense_sample];	/* state auto dense */
 	bs_error	err;
 	size_t		len;
 	int			bad,
@@ -464,18 +508,171 @@ test_validate_rejects(void)
 	}
 }
 
+/*
+ * cms values: every field of the header, the payload length, rows that do
+ * not sum to the total (src/core/cms.c, bs_cms_check).
+ */
+static void
+test_validate_rejects_cms(void)
+{
+	const sample *cm = &samples[first_cms_sample + 2];	/* cms 10 x 3 seed 7: 288 bytes */
+	const sample *big = &samples[nsamples - 1];	/* cms 5 x 2 total 2^63 - 1 */
+	uint64_t	n = bs_load64(cm->buf + BS_OFF_N);
+	bs_error	err;
+	int			i,
+				bit,
+				bad = 0,
+				wrong = 0;
+	char		list[256] = "";
+
+	CHECK(cm->len == 288 && bs_load64(cm->buf + BS_OFF_P1) == 10 && bs_load32(cm->buf + BS_OFF_P2) == 3 &&
+		  bs_load64(big->buf + BS_OFF_N) == (uint64_t) INT64_MAX,
+		  "cms samples: 10 x 3 (288 bytes, total %" PRIu64 ") and one with total 2^63 - 1", n);
+
+	/* every bit of the header: only the seed and a family of 0..9 may change */
+	for (i = 0; i < BS_HEADER_SIZE; i++)
+		for (bit = 0; bit < 8; bit++)
+		{
+			uint8_t		v = (uint8_t) (cm->buf[i] ^ (1u << bit));
+			bool		want_ok = (i >= 8 && i < 16) || (i == BS_OFF_FAMILY && v <= BS_FAMILY_MAX);
+			bs_status	st = validate_with(cm, (size_t) i, v, 1, true, &err);
+
+			if ((st == BS_OK) != want_ok || (st != BS_OK && st != BS_ERR_FORMAT))
+			{
+				wrong++;
+				if (strlen(list) < 200)
+					snprintf(list + strlen(list), sizeof(list) - strlen(list), " [byte %d bit %d]", i, bit);
+			}
+		}
+	CHECK(wrong == 0,
+		  "cms: each of the 384 single-bit flips of the 48-byte header is BS_ERR_FORMAT, except in the seed (bytes 8-15) and family values 0-9 (%d wrong)%s",
+		  wrong, list);
+
+	for (i = 0; i < 4; i++)
+		bad += validate_with(cm, (size_t) i, cm->buf[i] ^ 0x20, 1, true, &err) != BS_ERR_FORMAT;
+	CHECK(bad == 0 && strstr(err.msg, "magic"), "cms: bad magic (each byte) is BS_ERR_FORMAT (%s)", err.msg);
+	CHECK(validate_with(cm, 4, 0, 1, true, &err) == BS_ERR_FORMAT && validate_with(cm, 4, 255, 1, true, &err) == BS_ERR_FORMAT &&
+		  validate_with(cm, 4, 2, 1, true, &err) == BS_ERR_FORMAT && strstr(err.msg, "cms value has format version 2"),
+		  "cms: format version 0, 255, 2 is BS_ERR_FORMAT (%s)", err.msg);
+	CHECK(validate_with(cm, 5, 0, 1, true, &err) == BS_ERR_FORMAT && validate_with(cm, 5, 4, 1, true, &err) == BS_ERR_FORMAT &&
+		  validate_with(cm, 5, 9, 1, true, &err) == BS_ERR_FORMAT && validate_with(cm, 5, 255, 1, true, &err) == BS_ERR_FORMAT &&
+		  validate_with(cm, 5, BS_KIND_BLOOM_STATE, 1, true, &err) == BS_ERR_FORMAT &&
+		  validate_with(cm, 5, BS_KIND_BLOOM, 1, true, &err) == BS_ERR_FORMAT && strstr(err.msg, "bloom sketch, not a cms"),
+		  "cms: kind byte 0, 4, 9, 255, 2 or 1 is BS_ERR_FORMAT (%s)", err.msg);
+	CHECK(bs_validate(cm->buf, cm->len, BS_KIND_BLOOM, true, NULL, &err) == BS_ERR_FORMAT && strstr(err.msg, "cms sketch, not a bloom") &&
+		  bs_validate(cm->buf, cm->len, BS_KIND_BLOOM_STATE, true, NULL, &err) == BS_ERR_FORMAT &&
+		  bs_validate(samples[1].buf, samples[1].len, BS_KIND_CMS, true, NULL, &err) == BS_ERR_FORMAT &&
+		  bs_validate(samples[7].buf, samples[7].len, BS_KIND_CMS, true, NULL, &err) == BS_ERR_FORMAT,
+		  "a cms read as a bloom or a bloom_agg_state, and a bloom or a state read as a cms, are BS_ERR_FORMAT (%s)", err.msg);
+	CHECK(validate_with(cm, 6, 0, 1, true, &err) == BS_ERR_FORMAT && validate_with(cm, 6, 2, 1, true, &err) == BS_ERR_FORMAT &&
+		  strstr(err.msg, "hash algorithm 2"),
+		  "cms: hash algorithm 0 or 2 is BS_ERR_FORMAT (%s)", err.msg);
+	CHECK(validate_with(cm, 7, 10, 1, true, &err) == BS_ERR_FORMAT && validate_with(cm, 7, 255, 1, true, &err) == BS_ERR_FORMAT &&
+		  strstr(err.msg, "key family 255"),
+		  "cms: key family 10 or 255 is BS_ERR_FORMAT (%s)", err.msg);
+	bad = 0;
+	for (i = 0; i <= BS_FAMILY_MAX; i++)
+		bad += validate_with(cm, 7, (uint64_t) i, 1, true, &err) != BS_OK;
+	CHECK(bad == 0, "cms: key families 0 to 9 are accepted");
+	CHECK(validate_with(cm, 8, 0, 8, true, &err) == BS_OK && validate_with(cm, 8, UINT64_MAX, 8, true, &err) == BS_OK,
+		  "cms: any seed is accepted (0, 2^64 - 1)");
+
+	/* p1 = width, p2 = depth */
+	CHECK(validate_with(cm, BS_OFF_P1, 0, 8, true, &err) == BS_ERR_FORMAT && strstr(err.msg, "width 0"),
+		  "cms: width 0 is BS_ERR_FORMAT (%s)", err.msg);
+	CHECK(validate_with(cm, BS_OFF_P1, 9, 8, true, &err) == BS_ERR_FORMAT && validate_with(cm, BS_OFF_P1, 11, 8, false, &err) == BS_ERR_FORMAT &&
+		  strstr(err.msg, "264 payload bytes, has 240"),
+		  "cms: width 9 or 11 for 10 x 3 counters is BS_ERR_FORMAT, quick check too (%s)", err.msg);
+	CHECK(validate_with(cm, BS_OFF_P1, UINT64_MAX, 8, false, &err) == BS_ERR_FORMAT &&
+		  validate_with(cm, BS_OFF_P1, (UINT64_C(1) << 61) + 10, 8, false, &err) == BS_ERR_FORMAT,
+		  "cms: width 2^64 - 1, or 2^61 + 10 (whose 24 bytes a column wrap around to exactly 240), is BS_ERR_FORMAT (%s)", err.msg);
+	CHECK(validate_with(cm, BS_OFF_P2, 0, 4, true, &err) == BS_ERR_FORMAT && validate_with(cm, BS_OFF_P2, 65, 4, false, &err) == BS_ERR_FORMAT &&
+		  validate_with(cm, BS_OFF_P2, UINT32_MAX, 4, false, &err) == BS_ERR_FORMAT &&
+		  validate_with(cm, BS_OFF_P2, 2, 4, false, &err) == BS_ERR_FORMAT && validate_with(cm, BS_OFF_P2, 4, 4, false, &err) == BS_ERR_FORMAT,
+		  "cms: depth 0, 65, 2^32 - 1, 2 or 4 (for 3 rows of bytes) is BS_ERR_FORMAT (%s)", err.msg);
+	CHECK(validate_with(cm, BS_OFF_P3, 1, 4, true, &err) == BS_ERR_FORMAT && validate_with(cm, BS_OFF_P3, 0x80000000u, 4, false, &err) == BS_ERR_FORMAT &&
+		  validate_with(cm, BS_OFF_X, 1, 8, true, &err) == BS_ERR_FORMAT && validate_with(cm, BS_OFF_X, dbits(0.01), 8, false, &err) == BS_ERR_FORMAT &&
+		  strstr(err.msg, "reserved"),
+		  "cms: nonzero reserved fields p3 and x are BS_ERR_FORMAT, quick check too (%s)", err.msg);
+
+	/* n = total */
+	CHECK(validate_with(cm, BS_OFF_N, n + 1, 8, true, &err) == BS_ERR_FORMAT &&
+		  validate_with(cm, BS_OFF_N, n - 1, 8, true, &err) == BS_ERR_FORMAT &&
+		  validate_with(cm, BS_OFF_N, 0, 8, true, &err) == BS_ERR_FORMAT &&
+		  validate_with(cm, BS_OFF_N, n + 1, 8, false, &err) == BS_OK,
+		  "cms: total N + 1, N - 1, 0 for rows summing to N is BS_ERR_FORMAT when deep; the quick check accepts it (%s)", err.msg);
+	CHECK(validate_with(cm, BS_OFF_N, (uint64_t) INT64_MAX + 1, 8, false, &err) == BS_ERR_FORMAT &&
+		  validate_with(cm, BS_OFF_N, UINT64_MAX, 8, false, &err) == BS_ERR_FORMAT && strstr(err.msg, "total past"),
+		  "cms: total 2^63 or 2^64 - 1 is BS_ERR_FORMAT even for the quick check (%s)", err.msg);
+
+	/* payload: every counter one higher, and one lower where it is nonzero */
+	bad = 0;
+	for (i = 0; i < 30; i++)
+	{
+		size_t		off = BS_HEADER_SIZE + 8 * (size_t) i;
+		uint64_t	v = bs_load64(cm->buf + off);
+
+		bad += validate_with(cm, off, v + 1, 8, true, &err) != BS_ERR_FORMAT;
+		if (v > 0)
+			bad += validate_with(cm, off, v - 1, 8, true, &err) != BS_ERR_FORMAT;
+		bad += validate_with(cm, off, v + (UINT64_C(1) << 63), 8, true, &err) != BS_ERR_FORMAT;
+	}
+	CHECK(bad == 0, "cms: each of the 30 counters one higher, one lower or 2^63 higher makes its row miss the total: BS_ERR_FORMAT (%d accepted)",
+		  bad);
+	{
+		/* move one unit between two counters of the same row: still consistent, still valid */
+		uint8_t    *c = unit_calloc(1, cm->len);
+		int			k;
+
+		memcpy(c, cm->buf, cm->len);
+		for (k = 0; k < 10 && bs_load64(c + BS_HEADER_SIZE + 8 * (size_t) k) == 0; k++)
+			;
+		bs_store64(c + BS_HEADER_SIZE + 8 * (size_t) k, bs_load64(c + BS_HEADER_SIZE + 8 * (size_t) k) - 1);
+		bs_store64(c + BS_HEADER_SIZE + 8 * (size_t) ((k + 1) % 10),
+				   bs_load64(c + BS_HEADER_SIZE + 8 * (size_t) ((k + 1) % 10)) + 1);
+		CHECK(bs_validate(c, cm->len, BS_KIND_CMS, true, NULL, &err) == BS_OK,
+			  "cms: a unit moved between two counters of one row keeps the row sums: accepted (the check is of consistency)");
+		free(c);
+	}
+	{
+		/* a row that sums to the total only modulo 2^64 */
+		uint8_t    *c = unit_calloc(1, cm->len);
+
+		memcpy(c, cm->buf, cm->len);
+		bs_store64(c + BS_HEADER_SIZE, bs_load64(c + BS_HEADER_SIZE) + UINT64_C(0x8000000000000000));
+		bs_store64(c + BS_HEADER_SIZE + 8, bs_load64(c + BS_HEADER_SIZE + 8) + UINT64_C(0x8000000000000000));
+		CHECK(bs_validate(c, cm->len, BS_KIND_CMS, true, NULL, &err) == BS_ERR_FORMAT, "cms: two counters of row 0 raised by 2^63 each (the row sum wraps around to the total) is BS_ERR_FORMAT (%s)",
+			  err.msg);
+		free(c);
+	}
+
+	/* length */
+	{
+		uint8_t    *c = unit_calloc(1, cm->len + 8);
+
+		memcpy(c, cm->buf, cm->len);
+		CHECK(bs_validate(c, cm->len + 8, BS_KIND_CMS, true, NULL, &err) == BS_ERR_FORMAT &&
+			  bs_validate(c, cm->len - 8, BS_KIND_CMS, true, NULL, &err) == BS_ERR_FORMAT &&
+			  bs_validate(c, BS_HEADER_SIZE, BS_KIND_CMS, true, NULL, &err) == BS_ERR_FORMAT &&
+			  strstr(err.msg, "must have 240 payload bytes, has 0"),
+			  "cms: one counter more or less, or the header alone, is BS_ERR_FORMAT (%s)", err.msg);
+		free(c);
+	}
+}
+
 /* ---- mutation fuzz ---- */
 
 typedef struct fuzz_stats
 {
-	long		accepted[3],
-				rejected[3],
+	long		accepted[8],
+				rejected[8],
 				bad_status,
 				bad_size,
 				bad_result,
 				bad_fn,
 				bad_revalidate,
-				bad_message;
+				bad_message,
+				bad_cms;
 } fuzz_stats;
 
 static void
@@ -551,6 +748,76 @@ exercise_state(uint8_t *buf, size_t len, unit_rng *r, fuzz_stats *fs)
 	unit_arena_reset(&the_arena);
 }
 
+/*
+ * An accepted cms must be usable: its length is what the header says, every
+ * row sums to the total, an add raises the key's estimate by exactly its
+ * count (or is refused with BS_ERR_LIMIT and changes nothing), and merges
+ * and inner products work on it without overflow.
+ */
+static void
+exercise_cms(uint8_t *buf, size_t len, unit_rng *r, fuzz_stats *fs)
+{
+	bs_cms		c,
+				d;
+	uint8_t    *copy;
+	uint64_t	row,
+				col,
+				h = unit_next(r),
+				count = 1 + unit_below(r, 1000),
+				before;
+	unsigned __int128 ip;
+	bs_status	st;
+	bool		fits;
+
+	bs_cms_view(buf, &c);
+	if (len != BS_HEADER_SIZE + c.width * c.depth * 8)
+	{
+		fs->bad_size++;
+		return;
+	}
+	for (row = 0; row < c.depth; row++)
+	{
+		uint64_t	sum = 0;
+
+		for (col = 0; col < c.width; col++)
+			sum += bs_load64(c.counters + (row * c.width + col) * 8);
+		if (sum != c.total)
+			fs->bad_cms++;
+	}
+	before = bs_cms_frequency(&c, h);
+	if (before > c.total)
+		fs->bad_cms++;
+	copy = unit_calloc(1, len);
+	memcpy(copy, buf, len);
+	fits = c.total <= (uint64_t) INT64_MAX - count;
+	st = bs_cms_add(&c, h, count, NULL);
+	if (fits)
+	{
+		if (st != BS_OK || bs_cms_frequency(&c, h) != before + count)
+			fs->bad_cms++;
+	}
+	else if (st != BS_ERR_LIMIT || memcmp(copy, buf, len) != 0)
+		fs->bad_cms++;
+	if (bs_validate(buf, len, BS_KIND_CMS, true, NULL, NULL) != BS_OK)
+		fs->bad_revalidate++;
+
+	/* merge with a copy of itself, inner product with itself */
+	memcpy(copy, buf, len);
+	bs_cms_view(copy, &d);
+	if (bs_cms_inner_product(&c, &d, &ip, NULL) != BS_OK || ip < (unsigned __int128) bs_cms_frequency(&c, h) * bs_cms_frequency(&c, h))
+		fs->bad_cms++;
+	st = bs_cms_merge(&d, &c, NULL);
+	if (c.total <= (uint64_t) INT64_MAX / 2)
+	{
+		if (st != BS_OK || d.total != 2 * c.total || bs_cms_frequency(&d, h) != 2 * bs_cms_frequency(&c, h) ||
+			bs_validate(copy, len, BS_KIND_CMS, true, NULL, NULL) != BS_OK)
+			fs->bad_cms++;
+	}
+	else if (st != BS_ERR_LIMIT || memcmp(copy, buf, len) != 0)
+		fs->bad_cms++;
+	free(copy);
+}
+
 /* For a longer run by hand: -DUNIT_FUZZ_ITERATIONS=2000000 -DUNIT_FUZZ_SEED=1 */
 #ifndef UNIT_FUZZ_ITERATIONS
 #define UNIT_FUZZ_ITERATIONS 200000
@@ -612,7 +879,8 @@ test_fuzz(void)
 				break;
 			case 4:				/* a header field set to an edge value */
 				{
-					static const uint64_t edge[] = {0, 1, 2, 7, 8, 9, 15, 16, 17, 63, 64, 65, 255, 256,
+					static const uint64_t edge[] = {0, 1, 2, 3, 4, 5, 7, 8, 9, 10, 15, 16, 17, 63, 64, 65, 255, 256,
+						272, 2719, (uint64_t) INT64_MAX, (UINT64_C(1) << 61) + 10,
 						BS_BUILDER_MAX_SLOTS, BS_BUILDER_EXACT_LIMIT, UINT64_MAX, UINT64_C(1) << 63,
 					UINT64_C(0x3ff0000000000000), UINT64_C(0x3f847ae147ae147b)};
 					static const int offs[] = {4, 5, 6, 7, BS_OFF_P1, BS_OFF_P2, BS_OFF_P3, BS_OFF_N, BS_OFF_X};
@@ -632,9 +900,11 @@ test_fuzz(void)
 				c[len - 1 - unit_below(&r, len < 4 ? len : 4)] ^= (uint8_t) (1u << unit_below(&r, 8));
 				break;
 		}
-		if (unit_below(&r, 16) == 0)
-			kind = kind == BS_KIND_BLOOM ? BS_KIND_BLOOM_STATE : BS_KIND_BLOOM;	/* the other kind */
-		if (kind == BS_KIND_BLOOM_STATE && unit_below(&r, 8) == 0)
+		if (unit_below(&r, 16) == 0)	/* one of the other kinds */
+			kind = (bs_kind) (kind == BS_KIND_BLOOM ? (unit_below(&r, 2) ? BS_KIND_BLOOM_STATE : BS_KIND_CMS) :
+							  kind == BS_KIND_BLOOM_STATE ? (unit_below(&r, 2) ? BS_KIND_CMS : BS_KIND_BLOOM) :
+							  (unit_below(&r, 2) ? BS_KIND_BLOOM : BS_KIND_BLOOM_STATE));
+		if ((kind == BS_KIND_BLOOM_STATE || kind == BS_KIND_CMS) && unit_below(&r, 8) == 0)
 			deep = false;
 
 		err.msg[0] = '\0';
@@ -644,6 +914,21 @@ test_fuzz(void)
 			fs.accepted[kind]++;
 			if (kind == BS_KIND_BLOOM)
 				exercise_bloom(c, len, &r, &fs);
+			else if (kind == BS_KIND_CMS)
+			{
+				bs_cms		cm;
+
+				if (deep)
+					exercise_cms(c, len, &r, &fs);
+				else
+				{
+					/* quick check only: the length is right and reads stay inside */
+					bs_cms_view(c, &cm);
+					if (len != BS_HEADER_SIZE + cm.width * cm.depth * 8)
+						fs.bad_size++;
+					(void) bs_cms_frequency(&cm, unit_next(&r));
+				}
+			}
 			else if (deep)
 				exercise_state(c, len, &r, &fs);
 			else if (bs_builder_size(c) != len)
@@ -664,16 +949,21 @@ test_fuzz(void)
 		  "fuzz: %ld mutated values (bit flips, header bytes, edge values, truncations, extensions): every rejection is BS_ERR_FORMAT with a message (%ld other status, %ld without message)",
 		  iterations, fs.bad_status, fs.bad_message);
 	CHECK(fs.accepted[BS_KIND_BLOOM] > 1000 && fs.rejected[BS_KIND_BLOOM] > 1000 &&
-		  fs.accepted[BS_KIND_BLOOM_STATE] > 1000 && fs.rejected[BS_KIND_BLOOM_STATE] > 1000,
-		  "fuzz: both outcomes are exercised: bloom %ld accepted / %ld rejected, bloom_agg_state %ld accepted / %ld rejected",
+		  fs.accepted[BS_KIND_BLOOM_STATE] > 1000 && fs.rejected[BS_KIND_BLOOM_STATE] > 1000 &&
+		  fs.accepted[BS_KIND_CMS] > 1000 && fs.rejected[BS_KIND_CMS] > 1000,
+		  "fuzz: both outcomes are exercised: bloom %ld accepted / %ld rejected, bloom_agg_state %ld accepted / %ld rejected, cms %ld accepted / %ld rejected",
 		  fs.accepted[BS_KIND_BLOOM], fs.rejected[BS_KIND_BLOOM],
-		  fs.accepted[BS_KIND_BLOOM_STATE], fs.rejected[BS_KIND_BLOOM_STATE]);
+		  fs.accepted[BS_KIND_BLOOM_STATE], fs.rejected[BS_KIND_BLOOM_STATE],
+		  fs.accepted[BS_KIND_CMS], fs.rejected[BS_KIND_CMS]);
 	CHECK(fs.bad_size == 0, "fuzz: an accepted value's length is exactly what its header implies (%ld not)", fs.bad_size);
 	CHECK(fs.bad_result == 0,
 		  "fuzz: an accepted state's result shape fits bs_bloom_size and its finished filter passes bs_validate (%ld not)",
 		  fs.bad_result);
 	CHECK(fs.bad_fn == 0, "fuzz: hashes added to accepted values are found afterwards (%ld false negatives)", fs.bad_fn);
 	CHECK(fs.bad_revalidate == 0, "fuzz: accepted values still pass bs_validate after adds (%ld not)", fs.bad_revalidate);
+	CHECK(fs.bad_cms == 0,
+		  "fuzz: accepted cms values have rows summing to the total, adds raise the estimate by exactly the count or fail with BS_ERR_LIMIT changing nothing, merges and inner products work (%ld not)",
+		  fs.bad_cms);
 }
 
 /* ---- hex ---- */
@@ -780,6 +1070,7 @@ main(void)
 	test_header();
 	test_validate_valid();
 	test_validate_rejects();
+	test_validate_rejects_cms();
 	test_fuzz();
 	test_hex();
 	for (i = 0; i < nsamples; i++)

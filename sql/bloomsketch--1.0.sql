@@ -476,7 +476,7 @@ CREATE OPERATOR + (LEFTARG = cms, RIGHTARG = cms, FUNCTION = cms_union, COMMUTAT
 COMMENT ON OPERATOR + (cms, cms) IS 'sum of two sketches (cms_union)';
 CREATE FUNCTION cms_union_trans(cms, cms) RETURNS cms
   AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION cms_union_trans(cms, cms) IS 'transition and combine function of cms_union_agg and combine function of cms_agg (adds in place)';
+COMMENT ON FUNCTION cms_union_trans(cms, cms) IS 'transition and combine function of cms_union_agg and combine function of cms_agg and cms_agg_weighted (adds in place)';
 CREATE AGGREGATE cms_union_agg(cms) (
   SFUNC = cms_union_trans, STYPE = cms, SSPACE = 108808, COMBINEFUNC = cms_union_trans,
   PARALLEL = SAFE

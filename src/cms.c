@@ -376,7 +376,8 @@ agg_trans(FunctionCallInfo fcinfo, bool weighted)
 		if (c.width != width || c.depth != depth)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("cms_agg parameters must be the same for every row of a group")));
+					 errmsg("%s parameters must be the same for every row of a group",
+							weighted ? "cms_agg_weighted" : "cms_agg")));
 		if (skip)
 			PG_RETURN_POINTER(BS_VARLENA_OF(s));
 	}

@@ -28,7 +28,9 @@ bs_cms_check_shape(uint64_t width, uint64_t depth, bs_error *err)
 		bs_fail(err, BS_ERR_LIMIT,
 				"a count-min sketch of width %" PRIu64 " and depth %" PRIu64 " would take more than the limit of %" PRIu64 " bytes",
 				width, depth, BS_MAX_SKETCH_BYTES);
-		bs_error_hint(err, BS_LIMIT_TEXT " Ask for a larger epsilon.");
+		bs_error_detail(err, "That sketch would take about %.15g bytes. " BS_LIMIT_TEXT,
+						(double) width * (double) depth * 8 + BS_HEADER_SIZE);
+		bs_error_hint(err, "Use a smaller width or fewer rows (a larger epsilon or delta).");
 		return BS_ERR_LIMIT;
 	}
 	return BS_OK;
@@ -55,9 +57,16 @@ bs_cms_dims(double epsilon, double delta, uint64_t *width, uint32_t *depth,
 		return bs_fail(err, BS_ERR_PARAM,
 					   "delta %g would need %.0f rows, more than the %d a count-min sketch may have",
 					   delta, d, BS_CMS_MAX_DEPTH);
-	if (w > (double) BS_MAX_SKETCH_BYTES)
-		return bs_fail(err, BS_ERR_LIMIT,
-					   "epsilon %g would need a width of %.0f, past the size limit", epsilon, w);
+	if (w * d * 8 > (double) (BS_MAX_SKETCH_BYTES - BS_HEADER_SIZE))
+	{
+		bs_fail(err, BS_ERR_LIMIT,
+				"a count-min sketch for epsilon %g and delta %g would need a width of %.15g and %.0f rows, more than the size limit",
+				epsilon, delta, w, d);
+		bs_error_detail(err, "That sketch would take about %.15g bytes. " BS_LIMIT_TEXT,
+						w * d * 8 + BS_HEADER_SIZE);
+		bs_error_hint(err, "Ask for a larger epsilon.");
+		return BS_ERR_LIMIT;
+	}
 	*width = (uint64_t) w;
 	*depth = (uint32_t) d;
 	return bs_cms_check_shape(*width, *depth, err);

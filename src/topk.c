@@ -8,6 +8,7 @@
 
 #include "access/htup_details.h"
 #include "funcapi.h"
+#include "mb/pg_wchar.h"
 #include "utils/builtins.h"
 
 #include "core/topk.h"
@@ -89,7 +90,7 @@ add_value(FunctionCallInfo fcinfo, uint8_t *s, const bs_key_info *ki, int key_ar
 	seed = t.cms.seed;
 	bs_key_canonical(ki, PG_GETARG_DATUM(key_arg), &kb);
 	r = bs_topk_add(s, &len, bs_hash_bytes(kb.data, kb.len, seed), kb.data,
-					(uint32_t) kb.len, count, &bs_palloc_allocator, &err, &st);
+					(uint32_t) kb.len, ki->family, count, &bs_palloc_allocator, &err, &st);
 	bs_key_bytes_release(&kb);
 	if (r == NULL)
 		bs_report(st, &err, 0);
@@ -209,7 +210,6 @@ topk_add(PG_FUNCTION_ARGS)
 	bs_topk_view(s, data_len(s), &t);
 	bs_check_family(t.cms.family, ki, "topk sketch");
 	s = add_value(fcinfo, s, ki, 1, (uint64_t) count);
-	s[BS_OFF_FAMILY] = ki->family;
 	PG_RETURN_BYTEA_P(canonical(s, data_len(s)));
 }
 
@@ -234,6 +234,9 @@ topk_items(PG_FUNCTION_ARGS)
 		bool		nulls[2] = {false, false};
 
 		bs_topk_item_at(&t, i, &it);
+		/* text keys from outside must still be valid text in this encoding */
+		if (t.cms.family == BS_FAMILY_TEXT)
+			pg_verifymbstr((const char *) it.key, (int) it.len, false);
 		values[0] = CStringGetTextDatum(bs_key_text(t.cms.family, it.key, it.len));
 		values[1] = Int64GetDatum((int64) it.count);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);

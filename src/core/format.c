@@ -1,6 +1,7 @@
 #include "format.h"
 
 #include <inttypes.h>
+#include <string.h>
 
 #include "bloom.h"
 #include "builder.h"
@@ -92,9 +93,12 @@ bs_validate(const uint8_t *buf, size_t len, bs_kind kind, bool deep,
 					   "%s value has format version %d; this version reads version %d",
 					   bs_kind_name(kind), h.version, BS_FORMAT_VERSION);
 	if (h.kind != kind)
-		return bs_fail(err, BS_ERR_FORMAT,
-					   "value is a %s sketch, not a %s",
-					   bs_kind_name(h.kind), bs_kind_name(kind));
+		return strcmp(bs_kind_name(h.kind), "unknown") == 0
+			? bs_fail(err, BS_ERR_FORMAT,
+					  "value is not a %s sketch: its kind byte is %d", bs_kind_name(kind), h.kind)
+			: bs_fail(err, BS_ERR_FORMAT,
+					  "value is a %s sketch, not a %s",
+					  bs_kind_name(h.kind), bs_kind_name(kind));
 	if (h.hash_alg != BS_HASH_XXH3_64)
 		return bs_fail(err, BS_ERR_FORMAT,
 					   "%s value names unknown hash algorithm %d",

@@ -130,10 +130,12 @@ regrow(const bs_topk *t, uint64_t extra, const bs_allocator *a, size_t *len)
 	return out;
 }
 
+static bool key_length_fits(uint8_t family, uint32_t len);
+
 uint8_t *
 bs_topk_add(uint8_t *buf, size_t *len, uint64_t h, const uint8_t *key,
-			uint32_t keylen, uint64_t count, const bs_allocator *a,
-			bs_error *err, bs_status *status)
+			uint32_t keylen, uint8_t family, uint64_t count,
+			const bs_allocator *a, bs_error *err, bs_status *status)
 {
 	bs_topk		t;
 	uint64_t	est,
@@ -151,6 +153,22 @@ bs_topk_add(uint8_t *buf, size_t *len, uint64_t h, const uint8_t *key,
 						  keylen, BS_TOPK_MAX_KEY);
 		return NULL;
 	}
+	if (family == BS_FAMILY_NONE || family > BS_FAMILY_MAX || !key_length_fits(family, keylen))
+	{
+		*status = bs_fail(err, BS_ERR_PARAM,
+						  "a topk key of %u bytes is not a canonical %s key", keylen,
+						  bs_family_name(family));
+		return NULL;
+	}
+	if (!bs_family_compatible(buf[BS_OFF_FAMILY], family))
+	{
+		*status = bs_fail(err, BS_ERR_FAMILY,
+						  "cannot add a %s key to a topk sketch of %s keys",
+						  bs_family_name(family), bs_family_name(buf[BS_OFF_FAMILY]));
+		return NULL;
+	}
+	if (count == 0)
+		return buf;				/* nothing counted, nothing to track */
 	bs_topk_view(buf, *len, &t);
 	if ((*status = bs_cms_add(&t.cms, h, count, err)) != BS_OK)
 		return NULL;
@@ -187,6 +205,7 @@ bs_topk_add(uint8_t *buf, size_t *len, uint64_t h, const uint8_t *key,
 		buf = regrow(&t, keylen, a, len);
 		bs_topk_view(buf, *len, &t);
 	}
+	buf[BS_OFF_FAMILY] = family;
 	memcpy(t.heap + t.heap_used, key, keylen);
 	set_slot(&t, target, h, est, t.heap_used, keylen);
 	t.heap_used += keylen;
@@ -269,6 +288,7 @@ bs_topk_compact(const uint8_t *buf, size_t len, const bs_allocator *a, size_t *o
 	bs_topk		t;
 	ranked	   *r;
 	uint32_t	i;
+	size_t		n;
 
 	bs_topk_view((uint8_t *) buf, len, &t);
 	r = ranked_array(a, t.ncand + 1);
@@ -283,7 +303,11 @@ bs_topk_compact(const uint8_t *buf, size_t len, const bs_allocator *a, size_t *o
 		r[i].len = it.len;
 	}
 	qsort(r, t.ncand, sizeof(ranked), rank_cmp);
-	return write_canonical(buf, t.cms.counters, r, t.ncand, a, outlen);
+	n = 0;
+	for (i = 0; i < t.ncand; i++)
+		if (n == 0 || r[n - 1].hash != r[i].hash)
+			r[n++] = r[i];
+	return write_canonical(buf, t.cms.counters, r, n, a, outlen);
 }
 
 uint8_t *
@@ -307,6 +331,14 @@ bs_topk_merge(const uint8_t *dst, size_t dlen, const uint8_t *src, size_t slen,
 		*status = bs_fail(err, BS_ERR_SHAPE,
 						  "cannot merge topk sketches that track different numbers of items: k = %u and k = %u",
 						  d.k, s.k);
+		return NULL;
+	}
+	if (d.cms.width != s.cms.width || d.cms.depth != s.cms.depth || d.cms.seed != s.cms.seed)
+	{
+		*status = bs_fail(err, BS_ERR_SHAPE,
+						  "cannot merge topk sketches of different shapes: width %" PRIu64 " and depth %u (seed %" PRIu64 ") and width %" PRIu64 " and depth %u (seed %" PRIu64 ")",
+						  d.cms.width, d.cms.depth, d.cms.seed, s.cms.width, s.cms.depth, s.cms.seed);
+		bs_error_hint(err, "Merge sketches built with the same epsilon and delta.");
 		return NULL;
 	}
 	/* The counters: dst's plus src's, checked as count-min sketches. */
@@ -337,6 +369,71 @@ bs_topk_merge(const uint8_t *dst, size_t dlen, const uint8_t *src, size_t slen,
 	}
 	qsort(r, n, sizeof(ranked), rank_cmp);
 	return write_canonical(tmp, sum.counters, r, n, a, outlen);
+}
+
+/* Canonical key bytes of fixed-width families have one length (doc/hashing.md). */
+static bool
+key_length_fits(uint8_t family, uint32_t len)
+{
+	switch (family)
+	{
+		case BS_FAMILY_INTEGER:
+		case BS_FAMILY_FLOAT:
+		case BS_FAMILY_DATE:
+		case BS_FAMILY_TIMESTAMP:
+		case BS_FAMILY_TIMESTAMPTZ:
+			return len == 8;
+		case BS_FAMILY_UUID:
+			return len == 16;
+		default:
+			return true;
+	}
+}
+
+static void
+sift(uint64_t *v, size_t root, size_t n)
+{
+	for (;;)
+	{
+		size_t		c = 2 * root + 1;
+		uint64_t	t;
+
+		if (c >= n)
+			return;
+		if (c + 1 < n && v[c + 1] > v[c])
+			c++;
+		if (v[root] >= v[c])
+			return;
+		t = v[root];
+		v[root] = v[c];
+		v[c] = t;
+		root = c;
+	}
+}
+
+/* Does any hash repeat among the candidates?  Heapsort in a static buffer. */
+static bool
+has_duplicate_hash(const uint8_t *slots, uint32_t n)
+{
+	static uint64_t v[2 * BS_TOPK_MAX_K];
+	size_t		i;
+
+	for (i = 0; i < n; i++)
+		v[i] = bs_load64(slots + i * BS_TOPK_SLOT);
+	for (i = n / 2; i-- > 0;)
+		sift(v, i, n);
+	for (i = n; i-- > 1;)
+	{
+		uint64_t	t = v[0];
+
+		v[0] = v[i];
+		v[i] = t;
+		sift(v, 0, i);
+	}
+	for (i = 1; i < n; i++)
+		if (v[i] == v[i - 1])
+			return true;
+	return false;
 }
 
 bs_status
@@ -373,6 +470,9 @@ bs_topk_check(const bs_header *h, const uint8_t *payload, uint64_t plen,
 		return bs_fail(err, BS_ERR_FORMAT,
 					   "topk value claims %u candidates and %u key bytes in room for %u and %" PRIu64,
 					   ncand, heap_used, cap, heap_cap);
+	if (ncand > 0 && h->family == BS_FAMILY_NONE)
+		return bs_fail(err, BS_ERR_FORMAT,
+					   "topk value holds candidates but no key family");
 	slots = payload + cbytes;
 	heap = slots + (uint64_t) cap * BS_TOPK_SLOT;
 	for (i = 0; i < ncand; i++)
@@ -384,6 +484,10 @@ bs_topk_check(const bs_header *h, const uint8_t *payload, uint64_t plen,
 		if (off > heap_used || len > heap_used - off || len > BS_TOPK_MAX_KEY)
 			return bs_fail(err, BS_ERR_FORMAT,
 						   "topk value's candidate %u lies outside its key bytes", i);
+		if (!key_length_fits(h->family, len))
+			return bs_fail(err, BS_ERR_FORMAT,
+						   "topk value's candidate %u has %u key bytes, wrong for %s keys",
+						   i, len, bs_family_name(h->family));
 		if (bs_load64(s + 8) > h->n)
 			return bs_fail(err, BS_ERR_FORMAT,
 						   "topk value's candidate %u counts more than the total", i);
@@ -394,6 +498,9 @@ bs_topk_check(const bs_header *h, const uint8_t *payload, uint64_t plen,
 	if (deep)
 	{
 		bs_header	ch = *h;
+
+		if (has_duplicate_hash(slots, ncand))
+			return bs_fail(err, BS_ERR_FORMAT, "topk value holds a candidate twice");
 
 		for (i = ncand; i < cap; i++)
 		{

@@ -66,13 +66,14 @@ void		bs_topk_view(uint8_t *buf, size_t len, bs_topk *t);
 void		bs_topk_item_at(const bs_topk *t, uint32_t i, bs_topk_item *it);
 
 /*
- * Add count for the item with hash h and canonical bytes key[0..len).
- * Returns the value, a new buffer (*len updated) when the key bytes needed
- * room; NULL with *status set on error (nothing changed).
+ * Add count for the item with hash h and canonical bytes key[0..len) of the
+ * given key family (the value takes the family if it had none).  Returns the
+ * value, a new buffer (*len updated) when the key bytes needed room; NULL
+ * with *status set on error (nothing changed).
  */
 uint8_t    *bs_topk_add(uint8_t *buf, size_t *len, uint64_t h, const uint8_t *key,
-						uint32_t keylen, uint64_t count, const bs_allocator *a,
-						bs_error *err, bs_status *status);
+						uint32_t keylen, uint8_t family, uint64_t count,
+						const bs_allocator *a, bs_error *err, bs_status *status);
 
 /* A new canonical value holding dst + src (neither changed); NULL on error. */
 uint8_t    *bs_topk_merge(const uint8_t *dst, size_t dlen, const uint8_t *src,

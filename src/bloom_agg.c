@@ -1,5 +1,6 @@
 /*
- * bloom_agg.c: bloom_agg and its transition state type bloom_agg_state.
+ * bloom_agg.c: bloom_agg and its transition state type bloom_agg_state,
+ * which cbloom_agg(value [, fpr]) shares in its counting form (builder.h).
  *
  * The state is a real varlena type (not internal) so that parallel workers,
  * postgres_fdw and Citus can ship it as text or binary (DESIGN.md 5).  The
@@ -14,6 +15,7 @@
 
 #include "core/bloom.h"
 #include "core/builder.h"
+#include "core/cbloom.h"
 
 #define KIND BS_KIND_BLOOM_STATE
 #define DEFAULT_FPR 0.01
@@ -25,6 +27,8 @@ PG_FUNCTION_INFO_V1(bloom_agg_state_send);
 PG_FUNCTION_INFO_V1(bloom_agg_trans);
 PG_FUNCTION_INFO_V1(bloom_agg_combine);
 PG_FUNCTION_INFO_V1(bloom_agg_final);
+PG_FUNCTION_INFO_V1(cbloom_agg_trans);
+PG_FUNCTION_INFO_V1(cbloom_agg_final);
 
 Datum
 bloom_agg_state_in(PG_FUNCTION_ARGS)
@@ -51,27 +55,29 @@ bloom_agg_state_send(PG_FUNCTION_ARGS)
 }
 
 /*
- * bloom_agg_trans(state, value [, fpr]) or (state, value, capacity, fpr).
- * Not strict: a NULL value leaves the state as it is, and the parameters are
- * checked before the first state exists.
+ * bloom_agg_trans(state, value [, fpr]) or (state, value, capacity, fpr),
+ * and cbloom_agg_trans(state, value [, fpr]) (counting).  Not strict: a NULL
+ * value leaves the state as it is, and the parameters are checked before the
+ * first state exists.
  */
-Datum
-bloom_agg_trans(PG_FUNCTION_ARGS)
+static Datum
+builder_trans(FunctionCallInfo fcinfo, bool counting)
 {
-	bool		fixed = PG_NARGS() == 4;
+	const char *name = counting ? "cbloom_agg" : "bloom_agg";
+	bool		fixed = !counting && PG_NARGS() == 4;
 	int			fpr_arg = PG_NARGS() - 1;
 	double		fpr = DEFAULT_FPR;
 	int64		capacity = 0;
 	const bs_key_info *ki;
 	uint8_t    *s;
 
-	bs_require_agg_context(fcinfo, "bloom_agg_trans");
+	bs_require_agg_context(fcinfo, name);
 	if (PG_NARGS() >= 3)
 	{
 		if (PG_ARGISNULL(fpr_arg) || (fixed && PG_ARGISNULL(2)))
 			ereport(ERROR,
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("bloom_agg parameters must not be NULL")));
+					 errmsg("%s parameters must not be NULL", name)));
 		fpr = PG_GETARG_FLOAT8(fpr_arg);
 		if (fixed)
 			capacity = PG_GETARG_INT64(2);
@@ -90,6 +96,9 @@ bloom_agg_trans(PG_FUNCTION_ARGS)
 		if (fixed)
 			st = bs_builder_new_fixed((double) capacity, fpr, ki->family,
 									  BS_DEFAULT_SEED, &bs_palloc_allocator, &s, &err);
+		else if (counting)
+			st = bs_builder_new_counting(fpr, ki->family, BS_DEFAULT_SEED,
+										 &bs_palloc_allocator, &s, &err);
 		else
 			st = bs_builder_new_auto(fpr, ki->family, BS_DEFAULT_SEED,
 									 &bs_palloc_allocator, &s, &err);
@@ -104,15 +113,30 @@ bloom_agg_trans(PG_FUNCTION_ARGS)
 		if (PG_ARGISNULL(1))
 			PG_RETURN_POINTER(BS_VARLENA_OF(s));
 		ki = bs_key_arg(fcinfo, 1);
-		if (!bs_builder_same_target(s, fixed, (uint64_t) capacity, fpr))
+		if (!bs_builder_same_target(s, fixed, (uint64_t) capacity, fpr) ||
+			bs_builder_is_counting(s) != counting)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("bloom_agg parameters must be the same for every row of a group")));
+					 errmsg("%s parameters must be the same for every row of a group", name)));
 	}
 
 	s = bs_builder_add(s, bs_key_hash(ki, PG_GETARG_DATUM(1), BS_DEFAULT_SEED),
 					   &bs_palloc_allocator);
+	if (s == NULL)
+		BS_TRY(bs_builder_full_error(BS_ERR), 0);
 	PG_RETURN_POINTER(BS_VARLENA_OF(s));
+}
+
+Datum
+bloom_agg_trans(PG_FUNCTION_ARGS)
+{
+	return builder_trans(fcinfo, false);
+}
+
+Datum
+cbloom_agg_trans(PG_FUNCTION_ARGS)
+{
+	return builder_trans(fcinfo, true);
 }
 
 /* Combine: merges the second state into the first, never changing the second. */
@@ -178,6 +202,33 @@ bloom_agg_final(PG_FUNCTION_ARGS)
 	v = bs_new_sketch((size_t) total);
 	bs_builder_finish(s.data, m, k, BS_DATA(v));
 	warn_if_overfull(s.data, BS_DATA(v), m, k);
+	bs_sketch_release(&s);
+	PG_RETURN_BYTEA_P(v);
+}
+
+/*
+ * Final of cbloom_agg(value [, fpr]): a counting filter of 4-bit counters
+ * with the shape bloom_agg_final would give the same state, each value
+ * added as many times as it occurred.
+ */
+Datum
+cbloom_agg_final(PG_FUNCTION_ARGS)
+{
+	bs_sketch_ref s;
+	uint64_t	m,
+				total;
+	uint32_t	k;
+	bytea	   *v;
+
+	bs_sketch_arg(fcinfo, 0, KIND, &s);
+	if (!bs_builder_is_counting(s.data))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("cbloom_agg_final needs a counting bloom_agg_state, made by cbloom_agg")));
+	bs_builder_result_shape(s.data, &m, &k);
+	BS_TRY(bs_cbloom_size(m, BS_CBLOOM_DEFAULT_BITS, &total, BS_ERR), 0);
+	v = bs_new_sketch((size_t) total);
+	bs_builder_finish_counting(s.data, m, k, BS_CBLOOM_DEFAULT_BITS, BS_DATA(v));
 	bs_sketch_release(&s);
 	PG_RETURN_BYTEA_P(v);
 }

@@ -12,6 +12,7 @@ bs_report(bs_status st, const bs_error *err, int format_code)
 	{
 		case BS_ERR_PARAM:
 		case BS_ERR_SHAPE:
+		case BS_ERR_ABSENT:
 			code = ERRCODE_INVALID_PARAMETER_VALUE;
 			break;
 		case BS_ERR_LIMIT:

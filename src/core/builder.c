@@ -5,6 +5,7 @@
 #include <math.h>
 
 #include "bloom.h"
+#include "cbloom.h"
 #include "endian.h"
 #include "hash.h"
 
@@ -33,6 +34,37 @@ slots_of(const uint8_t *s)
 	return s + BS_HEADER_SIZE;
 }
 
+static bool
+is_counting(const uint8_t *s)
+{
+	return (bs_load32(s + BS_OFF_P3) & BS_BUILDER_COUNTED) != 0;
+}
+
+bool
+bs_builder_is_counting(const uint8_t *s)
+{
+	return is_counting(s);
+}
+
+/* The one-byte counts of a counting exact state, after its hashes. */
+static uint8_t *
+counts_of(const uint8_t *s)
+{
+	return (uint8_t *) s + BS_HEADER_SIZE + bs_load64(s + BS_OFF_P1) * 8;
+}
+
+static uint64_t
+slot_bytes(bool counting)
+{
+	return counting ? 9 : 8;
+}
+
+static uint32_t
+sat_count(uint64_t a, uint64_t b)
+{
+	return a + b >= BS_BUILDER_MAX_COUNT ? BS_BUILDER_MAX_COUNT : (uint32_t) (a + b);
+}
+
 size_t
 bs_builder_size(const uint8_t *s)
 {
@@ -41,7 +73,7 @@ bs_builder_size(const uint8_t *s)
 
 	if (flags & BS_BUILDER_DENSE)
 		return BS_HEADER_SIZE + bs_bloom_payload_bytes(p1);
-	return BS_HEADER_SIZE + p1 * 8;
+	return BS_HEADER_SIZE + p1 * slot_bytes((flags & BS_BUILDER_COUNTED) != 0);
 }
 
 uint32_t
@@ -94,18 +126,33 @@ write_state_header(uint8_t *s, uint8_t family, uint64_t seed, uint64_t p1,
 	bs_header_write(s, &h);
 }
 
-bs_status
-bs_builder_new_auto(double fpr, uint8_t family, uint64_t seed,
-					const bs_allocator *a, uint8_t **out, bs_error *err)
+static bs_status
+new_exact(double fpr, uint8_t family, uint64_t seed, bool counting,
+		  const bs_allocator *a, uint8_t **out, bs_error *err)
 {
 	uint8_t    *s;
 
 	if (check_fpr(fpr, err) != BS_OK)
 		return BS_ERR_PARAM;
-	s = a->alloc(a->ctx, BS_HEADER_SIZE + BS_BUILDER_MIN_SLOTS * 8);
-	write_state_header(s, family, seed, BS_BUILDER_MIN_SLOTS, 0, 0, 0, fpr);
+	s = a->alloc(a->ctx, BS_HEADER_SIZE + BS_BUILDER_MIN_SLOTS * slot_bytes(counting));
+	write_state_header(s, family, seed, BS_BUILDER_MIN_SLOTS, 0,
+					   counting ? BS_BUILDER_COUNTED : 0, 0, fpr);
 	*out = s;
 	return BS_OK;
+}
+
+bs_status
+bs_builder_new_auto(double fpr, uint8_t family, uint64_t seed,
+					const bs_allocator *a, uint8_t **out, bs_error *err)
+{
+	return new_exact(fpr, family, seed, false, a, out, err);
+}
+
+bs_status
+bs_builder_new_counting(double fpr, uint8_t family, uint64_t seed,
+						const bs_allocator *a, uint8_t **out, bs_error *err)
+{
+	return new_exact(fpr, family, seed, true, a, out, err);
 }
 
 bs_status
@@ -140,32 +187,12 @@ bs_builder_same_target(const uint8_t *s, bool fixed, uint64_t capacity, double f
 	return !fixed || bs_load64(s + BS_OFF_N) == capacity;
 }
 
-/* Insert into an exact table known to have room; returns 1 if h was new. */
-static int
-table_insert(uint8_t *s, uint64_t h)
-{
-	uint64_t	slots = bs_load64(s + BS_OFF_P1);
-	uint64_t	mask = slots - 1;
-	uint64_t	idx = bs_reduce(h, slots);
-	uint8_t    *t = s + BS_HEADER_SIZE;
-
-	for (;;)
-	{
-		uint64_t	v = bs_load64(t + idx * 8);
-
-		if (v == h)
-			return 0;
-		if (v == 0)
-		{
-			bs_store64(t + idx * 8, h);
-			return 1;
-		}
-		idx = (idx + 1) & mask;
-	}
-}
-
-static int
-table_contains(const uint8_t *s, uint64_t h)
+/*
+ * The slot of non-zero hash h in an exact table with a free slot: where h
+ * is, or the empty slot where it goes (*found = false).
+ */
+static uint64_t
+table_slot(const uint8_t *s, uint64_t h, bool *found)
 {
 	uint64_t	slots = bs_load64(s + BS_OFF_P1);
 	uint64_t	mask = slots - 1;
@@ -176,26 +203,43 @@ table_contains(const uint8_t *s, uint64_t h)
 	{
 		uint64_t	v = bs_load64(t + idx * 8);
 
-		if (v == h)
-			return 1;
-		if (v == 0)
-			return 0;
+		if (v == h || v == 0)
+		{
+			*found = v == h;
+			return idx;
+		}
 		idx = (idx + 1) & mask;
 	}
 }
 
-/* Visit every hash an exact state holds. */
-#define FOR_EACH_HASH(s, h, body) \
+/* Put a new non-zero hash with its count (ignored unless counting) into a table with room. */
+static void
+table_put(uint8_t *s, uint64_t h, uint32_t count)
+{
+	bool		found;
+	uint64_t	idx = table_slot(s, h, &found);
+
+	bs_store64(s + BS_HEADER_SIZE + idx * 8, h);
+	if (is_counting(s))
+		counts_of(s)[idx] = (uint8_t) count;
+}
+
+/* Visit every hash an exact state holds, with its count (1 unless counting). */
+#define FOR_EACH_ENTRY(s, h, c, body) \
 	do { \
 		uint64_t	slots_ = bs_load64((s) + BS_OFF_P1), i_; \
+		bool		counting_ = is_counting(s); \
 		if (bs_load32((s) + BS_OFF_P3) & BS_BUILDER_HASZERO) \
-		{ uint64_t h = 0; body; } \
+		{ uint64_t h = 0; uint32_t c = counting_ ? bs_load32((s) + BS_OFF_P2) : 1; \
+		  (void) c; body; } \
 		for (i_ = 0; i_ < slots_; i_++) \
 		{ \
 			uint64_t	h = bs_load64(slots_of(s) + i_ * 8); \
-			if (h != 0) { body; } \
+			if (h != 0) \
+			{ uint32_t c = counting_ ? counts_of(s)[i_] : 1; (void) c; body; } \
 		} \
 	} while (0)
+#define FOR_EACH_HASH(s, h, body) FOR_EACH_ENTRY(s, h, count_unused_, body)
 
 static uint8_t *
 to_dense(const uint8_t *s, const bs_allocator *a)
@@ -216,20 +260,23 @@ static uint8_t *
 grow(const uint8_t *s, const bs_allocator *a)
 {
 	uint64_t	slots = bs_load64(s + BS_OFF_P1) * 2;
-	uint8_t    *g = a->alloc(a->ctx, BS_HEADER_SIZE + slots * 8);
+	uint8_t    *g = a->alloc(a->ctx, BS_HEADER_SIZE + slots * slot_bytes(is_counting(s)));
 
 	memcpy(g, s, BS_HEADER_SIZE);
 	bs_store64(g + BS_OFF_P1, slots);
-	FOR_EACH_HASH(s, h, if (h != 0) table_insert(g, h));
+	FOR_EACH_ENTRY(s, h, c, if (h != 0) table_put(g, h, c));
 	return g;
 }
 
-uint8_t *
-bs_builder_add(uint8_t *s, uint64_t h, const bs_allocator *a)
+/* Add hash h count times (count >= 1; only a counting state keeps it). */
+static uint8_t *
+add_count(uint8_t *s, uint64_t h, uint32_t count, const bs_allocator *a)
 {
 	uint32_t	flags = bs_load32(s + BS_OFF_P3);
+	bool		counting = (flags & BS_BUILDER_COUNTED) != 0,
+				found = false;
 	uint64_t	n,
-				slots;
+				idx = 0;
 
 	if (flags & BS_BUILDER_DENSE)
 	{
@@ -237,22 +284,49 @@ bs_builder_add(uint8_t *s, uint64_t h, const bs_allocator *a)
 						  bs_load32(s + BS_OFF_P2), h);
 		return s;
 	}
-	if (h == 0 ? (flags & BS_BUILDER_HASZERO) != 0 : table_contains(s, h))
+	if (h == 0 ? (flags & BS_BUILDER_HASZERO) != 0 : (idx = table_slot(s, h, &found), found))
+	{
+		if (!counting)
+			return s;
+		if (h == 0)
+			bs_store32(s + BS_OFF_P2, sat_count(bs_load32(s + BS_OFF_P2), count));
+		else
+			counts_of(s)[idx] = (uint8_t) sat_count(counts_of(s)[idx], count);
 		return s;
+	}
 
 	/* A new distinct hash: make room first. */
 	n = bs_load64(s + BS_OFF_N);
 	if (n + 1 > BS_BUILDER_EXACT_LIMIT)
-		return bs_builder_add(to_dense(s, a), h, a);
-	slots = bs_load64(s + BS_OFF_P1);
-	if (h != 0 && (n + 1) * 4 > slots * 3)
+		return counting ? NULL : add_count(to_dense(s, a), h, count, a);
+	if (h != 0 && (n + 1) * 4 > bs_load64(s + BS_OFF_P1) * 3)
 		s = grow(s, a);
 	if (h == 0)
+	{
 		bs_store32(s + BS_OFF_P3, flags | BS_BUILDER_HASZERO);
+		if (counting)
+			bs_store32(s + BS_OFF_P2, sat_count(0, count));
+	}
 	else
-		table_insert(s, h);
+		table_put(s, h, sat_count(0, count));
 	bs_store64(s + BS_OFF_N, n + 1);
 	return s;
+}
+
+uint8_t *
+bs_builder_add(uint8_t *s, uint64_t h, const bs_allocator *a)
+{
+	return add_count(s, h, 1, a);
+}
+
+bs_status
+bs_builder_full_error(bs_error *err)
+{
+	bs_fail(err, BS_ERR_LIMIT,
+			"cbloom_agg without a capacity holds at most %" PRIu64 " distinct values per group",
+			BS_BUILDER_EXACT_LIMIT);
+	bs_error_hint(err, "Pass a capacity for the group: cbloom_agg(x, capacity, fpr).");
+	return BS_ERR_LIMIT;
 }
 
 /* "fpr 0.01 (auto-sized, seed 0)" or "fpr 0.01, capacity 100 (959 bits, 7 hashes, seed 0)" */
@@ -264,8 +338,8 @@ describe_target(const uint8_t *s, char *buf, size_t len)
 				 state_fpr(s), bs_load64(s + BS_OFF_N), bs_load64(s + BS_OFF_P1),
 				 bs_load32(s + BS_OFF_P2), bs_load64(s + 8));
 	else
-		snprintf(buf, len, "fpr %g (auto-sized, seed %" PRIu64 ")",
-				 state_fpr(s), bs_load64(s + 8));
+		snprintf(buf, len, "fpr %g (auto-sized%s, seed %" PRIu64 ")",
+				 state_fpr(s), is_counting(s) ? ", counting" : "", bs_load64(s + 8));
 	return buf;
 }
 
@@ -282,6 +356,7 @@ bs_builder_merge(uint8_t *dst, const uint8_t *src, const bs_allocator *a,
 	*status = BS_OK;
 	if (fpr_bits(state_fpr(dst)) != fpr_bits(state_fpr(src)) ||
 		(df & BS_BUILDER_FIXED) != (sf & BS_BUILDER_FIXED) ||
+		(df & BS_BUILDER_COUNTED) != (sf & BS_BUILDER_COUNTED) ||
 		bs_load64(dst + 8) != bs_load64(src + 8) ||
 		((df & BS_BUILDER_FIXED) &&
 		 (bs_load64(dst + BS_OFF_P1) != bs_load64(src + BS_OFF_P1) ||
@@ -316,7 +391,15 @@ bs_builder_merge(uint8_t *dst, const uint8_t *src, const bs_allocator *a,
 			dst[BS_HEADER_SIZE + i] |= src[BS_HEADER_SIZE + i];
 	}
 	else
-		FOR_EACH_HASH(src, h, dst = bs_builder_add(dst, h, a));
+	{
+		FOR_EACH_ENTRY(src, h, c,
+					   if (dst != NULL) dst = add_count(dst, h, c, a));
+		if (dst == NULL)
+		{
+			*status = bs_builder_full_error(err);
+			return NULL;
+		}
+	}
 	dst[BS_OFF_FAMILY] = family;
 	return dst;
 }
@@ -416,6 +499,17 @@ bs_builder_finish(const uint8_t *s, uint64_t m, uint32_t k, uint8_t *out)
 		FOR_EACH_HASH(s, h, bs_bloom_add_hash(out + BS_HEADER_SIZE, m, k, h));
 }
 
+void
+bs_builder_finish_counting(const uint8_t *s, uint64_t m, uint32_t k,
+						   uint32_t bits, uint8_t *out)
+{
+	bs_cbloom	c;
+
+	bs_cbloom_init(out, m, k, bits, s[BS_OFF_FAMILY], bs_load64(s + 8));
+	bs_cbloom_view(out, &c);
+	FOR_EACH_ENTRY(s, h, n, bs_cbloom_add_hash(&c, h, n));
+}
+
 bs_status
 bs_builder_check(const bs_header *h, const uint8_t *payload, uint64_t plen,
 				 bool deep, bs_error *err)
@@ -428,6 +522,8 @@ bs_builder_check(const bs_header *h, const uint8_t *payload, uint64_t plen,
 	if (h->p3 & ~BS_BUILDER_FLAGS)
 		return bs_fail(err, BS_ERR_FORMAT, "bloom_agg_state has unknown flags 0x%x", h->p3);
 
+	if ((h->p3 & BS_BUILDER_COUNTED) && (h->p3 & (BS_BUILDER_DENSE | BS_BUILDER_FIXED)))
+		return bs_fail(err, BS_ERR_FORMAT, "a counting bloom_agg_state must be in its exact phase");
 	if (h->p3 & BS_BUILDER_DENSE)
 	{
 		bs_header	bh = *h;
@@ -461,6 +557,8 @@ bs_builder_check(const bs_header *h, const uint8_t *payload, uint64_t plen,
 		uint64_t	slots = h->p1,
 					used = 0,
 					i;
+		bool		counting = (h->p3 & BS_BUILDER_COUNTED) != 0;
+		uint64_t	width = slot_bytes(counting);
 
 		if (h->p3 & BS_BUILDER_FIXED)
 			return bs_fail(err, BS_ERR_FORMAT, "bloom_agg_state with a fixed capacity must be dense");
@@ -469,13 +567,21 @@ bs_builder_check(const bs_header *h, const uint8_t *payload, uint64_t plen,
 			return bs_fail(err, BS_ERR_FORMAT,
 						   "bloom_agg_state has an invalid table size %" PRIu64 " (a power of two from %d to %" PRIu64 ")",
 						   slots, BS_BUILDER_MIN_SLOTS, BS_BUILDER_MAX_SLOTS);
-		if (h->p2 != 0)
+		if (counting && ((h->p3 & BS_BUILDER_HASZERO) != 0) != (h->p2 != 0))
+			return bs_fail(err, BS_ERR_FORMAT,
+						   "counting bloom_agg_state has a zero-hash count of %u %s the zero hash",
+						   h->p2, h->p2 != 0 ? "without" : "with");
+		if (counting && h->p2 > BS_BUILDER_MAX_COUNT)
+			return bs_fail(err, BS_ERR_FORMAT,
+						   "counting bloom_agg_state has a zero-hash count of %u, more than %d",
+						   h->p2, BS_BUILDER_MAX_COUNT);
+		if (!counting && h->p2 != 0)
 			return bs_fail(err, BS_ERR_FORMAT,
 						   "bloom_agg_state in its exact phase must have a hash count of 0, has %u", h->p2);
-		if (plen != slots * 8)
+		if (plen != slots * width)
 			return bs_fail(err, BS_ERR_FORMAT,
 						   "bloom_agg_state of %" PRIu64 " slots must have %" PRIu64 " payload bytes, has %" PRIu64,
-						   slots, slots * 8, plen);
+						   slots, slots * width, plen);
 		if (h->n > BS_BUILDER_EXACT_LIMIT)
 			return bs_fail(err, BS_ERR_FORMAT,
 						   "bloom_agg_state counts %" PRIu64 " hashes, more than the exact phase holds (%" PRIu64 ")",
@@ -483,7 +589,15 @@ bs_builder_check(const bs_header *h, const uint8_t *payload, uint64_t plen,
 		if (!deep)
 			return BS_OK;
 		for (i = 0; i < slots; i++)
-			used += bs_load64(payload + i * 8) != 0;
+		{
+			bool		full = bs_load64(payload + i * 8) != 0;
+
+			used += full;
+			if (counting && full != (payload[slots * 8 + i] != 0))
+				return bs_fail(err, BS_ERR_FORMAT,
+							   "counting bloom_agg_state's slot %" PRIu64 " has %s",
+							   i, full ? "a hash with a count of 0" : "a count but no hash");
+		}
 		if (used * 4 > slots * 3)
 			return bs_fail(err, BS_ERR_FORMAT,
 						   "bloom_agg_state's table of %" PRIu64 " slots is more than 3/4 full (%" PRIu64 " hashes)",

@@ -23,9 +23,19 @@
  * shape instead.  Every input order and every split into partial states gives
  * the same final filter, byte for byte, so parallel plans equal serial ones.
  *
- * Header use: p1 = table slots (exact) or bits (dense); p2 = hashes (dense);
- * p3 = flags; n = distinct hashes held (exact) or the capacity (fixed);
- * x = target fpr (float8 bits).
+ * cbloom_agg(x) uses a counting exact state (BS_BUILDER_COUNTED): each slot
+ * also keeps how many times its hash was added (saturating at 255), and the
+ * final function makes a counting filter of the same shape, so
+ * cbloom_agg(x)::bloom equals bloom_agg(x).  A counting state has no dense
+ * phase (a foldable filter of counters would take 4 to 8 times the memory):
+ * past BS_BUILDER_EXACT_LIMIT distinct values adding fails, and the caller
+ * says to pass a capacity.
+ *
+ * Header use: p1 = table slots (exact) or bits (dense); p2 = hashes (dense)
+ * or, counting, the count of the zero hash; p3 = flags; n = distinct hashes
+ * held (exact) or the capacity (fixed); x = target fpr (float8 bits).
+ * Exact payload: slots 64-bit hashes (0 = empty; the zero hash itself is
+ * the HASZERO flag), then, counting, slots one-byte counts.
  */
 #ifndef BS_BUILDER_H
 #define BS_BUILDER_H
@@ -40,7 +50,9 @@
 #define BS_BUILDER_DENSE 0x1u
 #define BS_BUILDER_FIXED 0x2u
 #define BS_BUILDER_HASZERO 0x4u
-#define BS_BUILDER_FLAGS (BS_BUILDER_DENSE | BS_BUILDER_FIXED | BS_BUILDER_HASZERO)
+#define BS_BUILDER_COUNTED 0x8u
+#define BS_BUILDER_FLAGS (BS_BUILDER_DENSE | BS_BUILDER_FIXED | BS_BUILDER_HASZERO | BS_BUILDER_COUNTED)
+#define BS_BUILDER_MAX_COUNT 255
 
 #define BS_BUILDER_MIN_SLOTS 16
 #define BS_BUILDER_EXACT_LIMIT (UINT64_C(1) << 20)
@@ -60,6 +72,9 @@ size_t		bs_builder_size(const uint8_t *state);
 
 bs_status	bs_builder_new_auto(double fpr, uint8_t family, uint64_t seed,
 								const bs_allocator *a, uint8_t **out, bs_error *err);
+bs_status	bs_builder_new_counting(double fpr, uint8_t family, uint64_t seed,
+									const bs_allocator *a, uint8_t **out,
+									bs_error *err);
 bs_status	bs_builder_new_fixed(double capacity, double fpr, uint8_t family,
 								 uint64_t seed, const bs_allocator *a,
 								 uint8_t **out, bs_error *err);
@@ -68,8 +83,14 @@ bs_status	bs_builder_new_fixed(double capacity, double fpr, uint8_t family,
 bool		bs_builder_same_target(const uint8_t *state, bool fixed,
 								   uint64_t capacity, double fpr);
 
-/* Add one hash; returns the state, a new buffer when it had to grow. */
+/*
+ * Add one hash; returns the state, a new buffer when it had to grow, or NULL
+ * (state unchanged) for a counting state that is full: then
+ * bs_builder_full_error() says why.
+ */
 uint8_t    *bs_builder_add(uint8_t *state, uint64_t h, const bs_allocator *a);
+bs_status	bs_builder_full_error(bs_error *err);
+bool		bs_builder_is_counting(const uint8_t *state);
 
 /* dst += src (src unchanged); returns dst or a new buffer, NULL on error. */
 uint8_t    *bs_builder_merge(uint8_t *dst, const uint8_t *src,
@@ -80,6 +101,10 @@ uint8_t    *bs_builder_merge(uint8_t *dst, const uint8_t *src,
 void		bs_builder_result_shape(const uint8_t *state, uint64_t *m, uint32_t *k);
 void		bs_builder_finish(const uint8_t *state, uint64_t m, uint32_t k,
 							  uint8_t *out);
+
+/* A counting state's filter into bs_cbloom_size(m, bits) bytes: each hash added its count times. */
+void		bs_builder_finish_counting(const uint8_t *state, uint64_t m, uint32_t k,
+									   uint32_t bits, uint8_t *out);
 
 /* Parameters of the dense phase for a target rate. */
 uint32_t	bs_builder_dense_hashes(double fpr);

@@ -5,6 +5,7 @@
 
 #include "bloom.h"
 #include "builder.h"
+#include "cbloom.h"
 #include "cms.h"
 #include "topk.h"
 #include "endian.h"
@@ -23,6 +24,8 @@ bs_kind_name(int kind)
 			return "cms";
 		case BS_KIND_TOPK:
 			return "topk";
+		case BS_KIND_CBLOOM:
+			return "cbloom";
 	}
 	return "unknown";
 }
@@ -127,6 +130,10 @@ bs_validate(const uint8_t *buf, size_t len, bs_kind kind, bool deep,
 			break;
 		case BS_KIND_TOPK:
 			if (bs_topk_check(&h, buf + BS_HEADER_SIZE, len - BS_HEADER_SIZE, deep, err) != BS_OK)
+				return BS_ERR_FORMAT;
+			break;
+		case BS_KIND_CBLOOM:
+			if (bs_cbloom_check(&h, buf + BS_HEADER_SIZE, len - BS_HEADER_SIZE, err) != BS_OK)
 				return BS_ERR_FORMAT;
 			break;
 		default:

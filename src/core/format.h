@@ -11,9 +11,9 @@
  *     6    1 hash algorithm (BS_HASH_XXH3_64)
  *     7    1 key family (bs_family)
  *     8    8 seed
- *    16    8 p1   kind parameter (bloom: bits m; cms: width)
+ *    16    8 p1   kind parameter (bloom: bits m; cbloom: counters m; cms: width)
  *    24    4 p2   kind parameter (bloom: hashes k; cms: depth)
- *    28    4 p3   kind flags
+ *    28    4 p3   kind flags (cbloom: counter bits)
  *    32    8 n    kind counter (cms: total count N)
  *    40    8 x    kind parameter (aggregate state: target fpr as float8 bits)
  *    48      payload
@@ -53,7 +53,8 @@ typedef enum bs_kind
 	BS_KIND_BLOOM = 1,
 	BS_KIND_BLOOM_STATE = 2,	/* bloom_agg transition state */
 	BS_KIND_CMS = 3,			/* count-min sketch */
-	BS_KIND_TOPK = 4			/* heavy hitters: count-min plus candidates */
+	BS_KIND_TOPK = 4,			/* heavy hitters: count-min plus candidates */
+	BS_KIND_CBLOOM = 5			/* counting Bloom filter */
 } bs_kind;
 
 typedef struct bs_header

@@ -18,7 +18,8 @@ typedef enum bs_status
 	BS_ERR_LIMIT,				/* size past a hard limit (54000) */
 	BS_ERR_FORMAT,				/* bytes are not a valid sketch (22P02/22P03) */
 	BS_ERR_SHAPE,				/* two sketches cannot be merged (22023) */
-	BS_ERR_FAMILY				/* key of another family (42804) */
+	BS_ERR_FAMILY,				/* key of another family (42804) */
+	BS_ERR_ABSENT				/* removing a value certainly not held (22023) */
 } bs_status;
 
 typedef struct bs_error

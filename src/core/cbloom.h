@@ -1,0 +1,135 @@
+/*
+ * cbloom.h: the counting Bloom filter (seeds 000, 003 and 004: Fan et al.).
+ *
+ * A Bloom filter whose m positions are small counters instead of bits, so a
+ * value can be removed again: adding a value increments the counters at its
+ * k probe positions (hash.h, the same positions a bloom filter of the same
+ * m and k sets), removing it decrements them, and a value is present when
+ * all its counters are non-zero.
+ *
+ * Counters are 4 bits (seed 004: overflow of a 4-bit counter is
+ * vanishingly rare at the optimal k) or 8 bits.  A counter that reaches its
+ * maximum (15 or 255) is saturated: it stays there and is never decremented,
+ * because its true count is unknown; so removing an added value never
+ * clears a counter another added value still needs, and removal causes no
+ * false negative.  (Removing a value that was never added but is a false
+ * positive does decrement counters of other values; that is the counting
+ * filter's inherent limit, doc/reference.md.)
+ *
+ * Layout: header with p1 = m (counters), p2 = k (hashes), p3 = counter bits
+ * (4 or 8), n = x = 0, then the counters: 8-bit counter j is byte j; 4-bit
+ * counter j is the low nibble of byte j/2 for even j and the high nibble for
+ * odd j, and the unused high nibble of the last byte (odd m) is zero.
+ */
+#ifndef BS_CBLOOM_H
+#define BS_CBLOOM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "format.h"
+#include "hash.h"
+
+#define BS_CBLOOM_DEFAULT_BITS 4
+
+typedef struct bs_cbloom
+{
+	uint64_t	m;
+	uint32_t	k;
+	uint32_t	bits;			/* 4 or 8 */
+	uint32_t	max;			/* 15 or 255: the saturated value */
+	uint8_t		family;
+	uint64_t	seed;
+	uint8_t    *buf;			/* the whole sketch, header first */
+	uint8_t    *counters;
+} bs_cbloom;
+
+/* Counters that fit the size limit at the given width. */
+uint64_t	bs_cbloom_max_counters(uint32_t bits);
+
+/* Shape from capacity and fpr, as bloom_empty: m = ceil(-n ln p / ln^2 2), k = round(m/n ln 2). */
+bs_status	bs_cbloom_optimal_shape(double n, double p, uint32_t bits,
+									uint64_t *m, uint32_t *k, bs_error *err);
+bs_status	bs_cbloom_check_shape(uint64_t m, uint64_t k, uint64_t bits,
+								  bs_error *err);
+bs_status	bs_cbloom_size(uint64_t m, uint32_t bits, uint64_t *total,
+						   bs_error *err);
+void		bs_cbloom_init(uint8_t *buf, uint64_t m, uint32_t k, uint32_t bits,
+						   uint8_t family, uint64_t seed);
+
+/* View trusted bytes (validated, or made by us). */
+void		bs_cbloom_view(uint8_t *buf, bs_cbloom *c);
+
+static inline uint32_t
+bs_cbloom_get(const bs_cbloom *c, uint64_t j)
+{
+	if (c->bits == 8)
+		return c->counters[j];
+	return (c->counters[j >> 1] >> ((j & 1) << 2)) & 15u;
+}
+
+static inline void
+bs_cbloom_set(bs_cbloom *c, uint64_t j, uint32_t v)
+{
+	if (c->bits == 8)
+		c->counters[j] = (uint8_t) v;
+	else
+	{
+		unsigned	shift = (unsigned) (j & 1) << 2;
+		uint8_t    *b = &c->counters[j >> 1];
+
+		*b = (uint8_t) ((*b & ~(15u << shift)) | (v << shift));
+	}
+}
+
+/* Add a value count times: each probe's counter += count, saturating. */
+void		bs_cbloom_add_hash(bs_cbloom *c, uint64_t h, uint64_t count);
+
+/*
+ * Remove a value once.  BS_ERR_ABSENT, with nothing changed, if the value
+ * is certainly absent: a counter of its probes is zero, or (when probes
+ * coincide) smaller than the number of its probes that land on it.
+ * Saturated counters are not decremented.
+ */
+bs_status	bs_cbloom_remove_hash(bs_cbloom *c, uint64_t h, bs_error *err);
+
+static inline bool
+bs_cbloom_contains_hash(const bs_cbloom *c, uint64_t h)
+{
+	uint32_t	i;
+
+	for (i = 0; i < c->k; i++)
+		if (bs_cbloom_get(c, bs_probe(h, i, c->m)) == 0)
+			return false;
+	return true;
+}
+
+/*
+ * Upper bound on how many times the value was added (net of removals):
+ * the minimum over its counters, each divided by how many of its probes
+ * land on it.  A saturated counter bounds nothing, so when every counter is
+ * saturated the result is the maximum (15 or 255), meaning "at least that".
+ */
+uint32_t	bs_cbloom_count_hash(const bs_cbloom *c, uint64_t h);
+
+/* Merges: same m, k, counter width and seed, compatible families. */
+bs_status	bs_cbloom_check_mergeable(const bs_cbloom *a, const bs_cbloom *b,
+									  bs_error *err);
+/* dst += src counter-wise, saturating. */
+void		bs_cbloom_add_counters(bs_cbloom *dst, const bs_cbloom *src);
+
+/* Counters at zero and at the maximum. */
+void		bs_cbloom_stats(const bs_cbloom *c, uint64_t *zero, uint64_t *saturated);
+
+/*
+ * The bit view into a buffer of bs_bloom_size(m) bytes: a bloom filter of
+ * the same m, k, family and seed with bit j set where counter j > 0, equal to
+ * the filter the same values would have made (for values only added).
+ */
+void		bs_cbloom_to_bloom(const bs_cbloom *c, uint8_t *out);
+
+/* Kind check called by bs_validate(). */
+bs_status	bs_cbloom_check(const bs_header *h, const uint8_t *payload,
+							uint64_t plen, bs_error *err);
+
+#endif

@@ -71,7 +71,7 @@ builder_trans(FunctionCallInfo fcinfo, bool counting)
 	const bs_key_info *ki;
 	uint8_t    *s;
 
-	bs_require_agg_context(fcinfo, name);
+	bs_require_agg_context(fcinfo, counting ? "cbloom_agg_trans" : "bloom_agg_trans");
 	if (PG_NARGS() >= 3)
 	{
 		if (PG_ARGISNULL(fpr_arg) || (fixed && PG_ARGISNULL(2)))

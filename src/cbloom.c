@@ -316,7 +316,7 @@ cbloom_agg_capacity_trans(PG_FUNCTION_ARGS)
 	uint8_t    *s;
 	bs_cbloom	c;
 
-	bs_require_agg_context(fcinfo, "cbloom_agg");
+	bs_require_agg_context(fcinfo, "cbloom_agg_capacity_trans");
 	if (PG_ARGISNULL(2) || PG_ARGISNULL(3))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),

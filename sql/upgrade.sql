@@ -1,0 +1,73 @@
+--
+-- upgrade: version 1.0 as released, then ALTER EXTENSION bloomsketch UPDATE
+-- to 1.1 (bloomsketch--1.0--1.1.sql adds cbloom) with sketches of every 1.0
+-- type stored in tables: they read the same after the update, answer the
+-- same, and mix with the new type.  Runs in its own database.
+--
+SELECT current_database() AS regress_db \gset
+CREATE DATABASE bloomsketch_upgrade;
+\c bloomsketch_upgrade
+
+CREATE EXTENSION bloomsketch VERSION '1.0';
+SELECT extversion FROM pg_extension WHERE extname = 'bloomsketch';
+SELECT to_regtype('cbloom') IS NULL AS no_cbloom_in_1_0;
+SELECT name, version, installed FROM pg_available_extension_versions
+WHERE name = 'bloomsketch' ORDER BY version;
+SELECT source, target, path FROM pg_extension_update_paths('bloomsketch')
+WHERE path IS NOT NULL ORDER BY 1, 2;
+
+-- Sketches stored under 1.0, with their text forms kept aside as text.
+CREATE TABLE daily (day date PRIMARY KEY, visitors bloom, capped bloom, hits cms, top topk);
+INSERT INTO daily
+SELECT '2026-11-01'::date + d,
+       bloom_agg(u), bloom_agg(u, 10000, 0.01), cms_agg(u % 50), topk_agg(u % 50, 5)
+FROM generate_series(0, 2) d, generate_series(1, 3000) u
+WHERE u % 3 = d OR u < 100
+GROUP BY d;
+CREATE TABLE before AS
+SELECT day, visitors::text AS v, capped::text AS c, hits::text AS h, top::text AS t,
+       visitors @> 300 AS has300, hits -> 7 AS hits7
+FROM daily;
+CREATE VIEW daily_view AS SELECT day, visitors @> 42 AS has42, hits -> 7 AS hits7 FROM daily;
+
+ALTER EXTENSION bloomsketch UPDATE;
+SELECT extversion FROM pg_extension WHERE extname = 'bloomsketch';
+ALTER EXTENSION bloomsketch UPDATE TO '1.1';
+
+-- Stored values are byte-identical and answer the same.
+SELECT b.day, d.visitors::text = b.v AS visitors_same, d.capped::text = b.c AS capped_same,
+       d.hits::text = b.h AS hits_same, d.top::text = b.t AS top_same,
+       (d.visitors @> 300) = b.has300 AS lookup_same, (d.hits -> 7) = b.hits7 AS frequency_same
+FROM daily d JOIN before b USING (day) ORDER BY b.day;
+SELECT * FROM daily_view ORDER BY day;
+SELECT bloom_union_agg(capped) @> 2999 AS rollup_ok, cms_union_agg(hits) -> 7 AS hits7_all_days,
+       (topk_items(topk_union_agg(top))).value AS top1
+FROM daily LIMIT 1;
+
+-- The new type works next to the stored ones: a counting filter of the
+-- same shape as the stored capacity-built filters merges with them by OR.
+ALTER TABLE daily ADD COLUMN live cbloom;
+UPDATE daily SET live = (SELECT cbloom_agg(u, 10000, 0.01) FROM generate_series(1, 3000) u
+                         WHERE u % 3 = extract(day FROM day)::int - 1 OR u < 100);
+SELECT day, live::bloom = capped AS bit_view_equals_stored,
+       bloom_info(live::bloom | capped) = bloom_info(capped) AS merges_with_stored
+FROM daily ORDER BY day;
+UPDATE daily SET live = cbloom_remove(live, 42);
+SELECT day, live @> 42 AS has42_after_removal, cbloom_count(live, 43) AS count43 FROM daily ORDER BY day;
+
+-- Every member of the updated extension is documented.
+SELECT count(*) AS undocumented_members
+FROM pg_depend d
+WHERE d.refclassid = 'pg_extension'::regclass
+  AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'bloomsketch')
+  AND d.deptype = 'e'
+  AND NOT EXISTS (SELECT 1 FROM pg_description c
+                  WHERE c.classoid = d.classid AND c.objoid = d.objid
+                    AND c.objsubid = 0 AND c.description <> '');
+
+-- Dropping the extension with stored sketches needs CASCADE.
+\set VERBOSITY terse
+DROP EXTENSION bloomsketch;
+\set VERBOSITY default
+\c :regress_db
+DROP DATABASE bloomsketch_upgrade;

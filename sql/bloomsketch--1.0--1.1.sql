@@ -97,6 +97,11 @@ CREATE FUNCTION cbloom_union(cbloom, cbloom) RETURNS cbloom
 COMMENT ON FUNCTION cbloom_union(cbloom, cbloom) IS 'counter-wise saturating sum of two counting filters of the same shape';
 CREATE OPERATOR + (LEFTARG = cbloom, RIGHTARG = cbloom, FUNCTION = cbloom_union, COMMUTATOR = +);
 COMMENT ON OPERATOR + (cbloom, cbloom) IS 'sum of two counting filters (cbloom_union)';
+CREATE FUNCTION cbloom_subtract(cbloom, cbloom) RETURNS cbloom
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cbloom_subtract(cbloom, cbloom) IS 'the first filter with the second one''s values removed (the second must hold only values added to the first, such as an earlier part of it); saturated counters stay';
+CREATE OPERATOR - (LEFTARG = cbloom, RIGHTARG = cbloom, FUNCTION = cbloom_subtract);
+COMMENT ON OPERATOR - (cbloom, cbloom) IS 'the first filter with the second one''s values removed (cbloom_subtract)';
 CREATE FUNCTION cbloom_union_trans(cbloom, cbloom) RETURNS cbloom
   AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION cbloom_union_trans(cbloom, cbloom) IS 'transition and combine function of cbloom_union_agg and combine function of cbloom_agg(value, capacity, fpr) (adds in place)';
@@ -153,10 +158,14 @@ COMMENT ON FUNCTION cbloom_agg_final(bloom_agg_state) IS 'final function of cblo
 CREATE FUNCTION cbloom_agg_capacity_trans(cbloom, anyelement, bigint, double precision) RETURNS cbloom
   AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
 COMMENT ON FUNCTION cbloom_agg_capacity_trans(cbloom, anyelement, bigint, double precision) IS 'transition function of cbloom_agg(value, capacity, fpr): adds in place';
+CREATE FUNCTION cbloom_agg_capacity_trans(cbloom, anyelement, bigint, double precision, integer) RETURNS cbloom
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+COMMENT ON FUNCTION cbloom_agg_capacity_trans(cbloom, anyelement, bigint, double precision, integer) IS 'transition function of cbloom_agg(value, capacity, fpr, counter_bits): adds in place';
 
 -- Concrete overloads per key type, as for bloom_agg (DESIGN.md 5).
 -- cbloom_agg(value [, fpr]) shares bloom_agg's state and combine function in
--- its counting form; cbloom_agg(value, capacity, fpr)'s state is the filter.
+-- its counting form; cbloom_agg(value, capacity, fpr [, counter_bits])'s
+-- state is the filter.
 
 CREATE AGGREGATE cbloom_agg(smallint) (
   SFUNC = cbloom_agg_trans, STYPE = bloom_agg_state, SSPACE = 256,
@@ -175,6 +184,11 @@ CREATE AGGREGATE cbloom_agg(smallint, bigint, double precision) (
   COMBINEFUNC = cbloom_union_trans, PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE cbloom_agg(smallint, bigint, double precision) IS 'counting Bloom filter of the group''s values with the shape of cbloom_empty(capacity, fpr)';
+CREATE AGGREGATE cbloom_agg(smallint, bigint, double precision, integer) (
+  SFUNC = cbloom_agg_capacity_trans, STYPE = cbloom, SSPACE = 8192,
+  COMBINEFUNC = cbloom_union_trans, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE cbloom_agg(smallint, bigint, double precision, integer) IS 'counting Bloom filter of the group''s values with the shape of cbloom_empty(capacity, fpr, counter_bits)';
 CREATE AGGREGATE cbloom_agg(integer) (
   SFUNC = cbloom_agg_trans, STYPE = bloom_agg_state, SSPACE = 256,
   COMBINEFUNC = bloom_agg_combine, FINALFUNC = cbloom_agg_final, FINALFUNC_MODIFY = READ_ONLY,
@@ -192,6 +206,11 @@ CREATE AGGREGATE cbloom_agg(integer, bigint, double precision) (
   COMBINEFUNC = cbloom_union_trans, PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE cbloom_agg(integer, bigint, double precision) IS 'counting Bloom filter of the group''s values with the shape of cbloom_empty(capacity, fpr)';
+CREATE AGGREGATE cbloom_agg(integer, bigint, double precision, integer) (
+  SFUNC = cbloom_agg_capacity_trans, STYPE = cbloom, SSPACE = 8192,
+  COMBINEFUNC = cbloom_union_trans, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE cbloom_agg(integer, bigint, double precision, integer) IS 'counting Bloom filter of the group''s values with the shape of cbloom_empty(capacity, fpr, counter_bits)';
 CREATE AGGREGATE cbloom_agg(bigint) (
   SFUNC = cbloom_agg_trans, STYPE = bloom_agg_state, SSPACE = 256,
   COMBINEFUNC = bloom_agg_combine, FINALFUNC = cbloom_agg_final, FINALFUNC_MODIFY = READ_ONLY,
@@ -209,6 +228,11 @@ CREATE AGGREGATE cbloom_agg(bigint, bigint, double precision) (
   COMBINEFUNC = cbloom_union_trans, PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE cbloom_agg(bigint, bigint, double precision) IS 'counting Bloom filter of the group''s values with the shape of cbloom_empty(capacity, fpr)';
+CREATE AGGREGATE cbloom_agg(bigint, bigint, double precision, integer) (
+  SFUNC = cbloom_agg_capacity_trans, STYPE = cbloom, SSPACE = 8192,
+  COMBINEFUNC = cbloom_union_trans, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE cbloom_agg(bigint, bigint, double precision, integer) IS 'counting Bloom filter of the group''s values with the shape of cbloom_empty(capacity, fpr, counter_bits)';
 CREATE AGGREGATE cbloom_agg(text) (
   SFUNC = cbloom_agg_trans, STYPE = bloom_agg_state, SSPACE = 256,
   COMBINEFUNC = bloom_agg_combine, FINALFUNC = cbloom_agg_final, FINALFUNC_MODIFY = READ_ONLY,
@@ -226,6 +250,11 @@ CREATE AGGREGATE cbloom_agg(text, bigint, double precision) (
   COMBINEFUNC = cbloom_union_trans, PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE cbloom_agg(text, bigint, double precision) IS 'counting Bloom filter of the group''s values with the shape of cbloom_empty(capacity, fpr)';
+CREATE AGGREGATE cbloom_agg(text, bigint, double precision, integer) (
+  SFUNC = cbloom_agg_capacity_trans, STYPE = cbloom, SSPACE = 8192,
+  COMBINEFUNC = cbloom_union_trans, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE cbloom_agg(text, bigint, double precision, integer) IS 'counting Bloom filter of the group''s values with the shape of cbloom_empty(capacity, fpr, counter_bits)';
 CREATE AGGREGATE cbloom_agg(bytea) (
   SFUNC = cbloom_agg_trans, STYPE = bloom_agg_state, SSPACE = 256,
   COMBINEFUNC = bloom_agg_combine, FINALFUNC = cbloom_agg_final, FINALFUNC_MODIFY = READ_ONLY,
@@ -243,6 +272,11 @@ CREATE AGGREGATE cbloom_agg(bytea, bigint, double precision) (
   COMBINEFUNC = cbloom_union_trans, PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE cbloom_agg(bytea, bigint, double precision) IS 'counting Bloom filter of the group''s values with the shape of cbloom_empty(capacity, fpr)';
+CREATE AGGREGATE cbloom_agg(bytea, bigint, double precision, integer) (
+  SFUNC = cbloom_agg_capacity_trans, STYPE = cbloom, SSPACE = 8192,
+  COMBINEFUNC = cbloom_union_trans, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE cbloom_agg(bytea, bigint, double precision, integer) IS 'counting Bloom filter of the group''s values with the shape of cbloom_empty(capacity, fpr, counter_bits)';
 CREATE AGGREGATE cbloom_agg(uuid) (
   SFUNC = cbloom_agg_trans, STYPE = bloom_agg_state, SSPACE = 256,
   COMBINEFUNC = bloom_agg_combine, FINALFUNC = cbloom_agg_final, FINALFUNC_MODIFY = READ_ONLY,
@@ -260,6 +294,11 @@ CREATE AGGREGATE cbloom_agg(uuid, bigint, double precision) (
   COMBINEFUNC = cbloom_union_trans, PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE cbloom_agg(uuid, bigint, double precision) IS 'counting Bloom filter of the group''s values with the shape of cbloom_empty(capacity, fpr)';
+CREATE AGGREGATE cbloom_agg(uuid, bigint, double precision, integer) (
+  SFUNC = cbloom_agg_capacity_trans, STYPE = cbloom, SSPACE = 8192,
+  COMBINEFUNC = cbloom_union_trans, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE cbloom_agg(uuid, bigint, double precision, integer) IS 'counting Bloom filter of the group''s values with the shape of cbloom_empty(capacity, fpr, counter_bits)';
 CREATE AGGREGATE cbloom_agg(double precision) (
   SFUNC = cbloom_agg_trans, STYPE = bloom_agg_state, SSPACE = 256,
   COMBINEFUNC = bloom_agg_combine, FINALFUNC = cbloom_agg_final, FINALFUNC_MODIFY = READ_ONLY,
@@ -277,6 +316,11 @@ CREATE AGGREGATE cbloom_agg(double precision, bigint, double precision) (
   COMBINEFUNC = cbloom_union_trans, PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE cbloom_agg(double precision, bigint, double precision) IS 'counting Bloom filter of the group''s values with the shape of cbloom_empty(capacity, fpr)';
+CREATE AGGREGATE cbloom_agg(double precision, bigint, double precision, integer) (
+  SFUNC = cbloom_agg_capacity_trans, STYPE = cbloom, SSPACE = 8192,
+  COMBINEFUNC = cbloom_union_trans, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE cbloom_agg(double precision, bigint, double precision, integer) IS 'counting Bloom filter of the group''s values with the shape of cbloom_empty(capacity, fpr, counter_bits)';
 CREATE AGGREGATE cbloom_agg(numeric) (
   SFUNC = cbloom_agg_trans, STYPE = bloom_agg_state, SSPACE = 256,
   COMBINEFUNC = bloom_agg_combine, FINALFUNC = cbloom_agg_final, FINALFUNC_MODIFY = READ_ONLY,
@@ -294,6 +338,11 @@ CREATE AGGREGATE cbloom_agg(numeric, bigint, double precision) (
   COMBINEFUNC = cbloom_union_trans, PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE cbloom_agg(numeric, bigint, double precision) IS 'counting Bloom filter of the group''s values with the shape of cbloom_empty(capacity, fpr)';
+CREATE AGGREGATE cbloom_agg(numeric, bigint, double precision, integer) (
+  SFUNC = cbloom_agg_capacity_trans, STYPE = cbloom, SSPACE = 8192,
+  COMBINEFUNC = cbloom_union_trans, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE cbloom_agg(numeric, bigint, double precision, integer) IS 'counting Bloom filter of the group''s values with the shape of cbloom_empty(capacity, fpr, counter_bits)';
 CREATE AGGREGATE cbloom_agg(date) (
   SFUNC = cbloom_agg_trans, STYPE = bloom_agg_state, SSPACE = 256,
   COMBINEFUNC = bloom_agg_combine, FINALFUNC = cbloom_agg_final, FINALFUNC_MODIFY = READ_ONLY,
@@ -311,6 +360,11 @@ CREATE AGGREGATE cbloom_agg(date, bigint, double precision) (
   COMBINEFUNC = cbloom_union_trans, PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE cbloom_agg(date, bigint, double precision) IS 'counting Bloom filter of the group''s values with the shape of cbloom_empty(capacity, fpr)';
+CREATE AGGREGATE cbloom_agg(date, bigint, double precision, integer) (
+  SFUNC = cbloom_agg_capacity_trans, STYPE = cbloom, SSPACE = 8192,
+  COMBINEFUNC = cbloom_union_trans, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE cbloom_agg(date, bigint, double precision, integer) IS 'counting Bloom filter of the group''s values with the shape of cbloom_empty(capacity, fpr, counter_bits)';
 CREATE AGGREGATE cbloom_agg(timestamp) (
   SFUNC = cbloom_agg_trans, STYPE = bloom_agg_state, SSPACE = 256,
   COMBINEFUNC = bloom_agg_combine, FINALFUNC = cbloom_agg_final, FINALFUNC_MODIFY = READ_ONLY,
@@ -328,6 +382,11 @@ CREATE AGGREGATE cbloom_agg(timestamp, bigint, double precision) (
   COMBINEFUNC = cbloom_union_trans, PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE cbloom_agg(timestamp, bigint, double precision) IS 'counting Bloom filter of the group''s values with the shape of cbloom_empty(capacity, fpr)';
+CREATE AGGREGATE cbloom_agg(timestamp, bigint, double precision, integer) (
+  SFUNC = cbloom_agg_capacity_trans, STYPE = cbloom, SSPACE = 8192,
+  COMBINEFUNC = cbloom_union_trans, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE cbloom_agg(timestamp, bigint, double precision, integer) IS 'counting Bloom filter of the group''s values with the shape of cbloom_empty(capacity, fpr, counter_bits)';
 CREATE AGGREGATE cbloom_agg(timestamptz) (
   SFUNC = cbloom_agg_trans, STYPE = bloom_agg_state, SSPACE = 256,
   COMBINEFUNC = bloom_agg_combine, FINALFUNC = cbloom_agg_final, FINALFUNC_MODIFY = READ_ONLY,
@@ -345,3 +404,8 @@ CREATE AGGREGATE cbloom_agg(timestamptz, bigint, double precision) (
   COMBINEFUNC = cbloom_union_trans, PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE cbloom_agg(timestamptz, bigint, double precision) IS 'counting Bloom filter of the group''s values with the shape of cbloom_empty(capacity, fpr)';
+CREATE AGGREGATE cbloom_agg(timestamptz, bigint, double precision, integer) (
+  SFUNC = cbloom_agg_capacity_trans, STYPE = cbloom, SSPACE = 8192,
+  COMBINEFUNC = cbloom_union_trans, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE cbloom_agg(timestamptz, bigint, double precision, integer) IS 'counting Bloom filter of the group''s values with the shape of cbloom_empty(capacity, fpr, counter_bits)';

@@ -30,6 +30,7 @@ PG_FUNCTION_INFO_V1(cbloom_contained);
 PG_FUNCTION_INFO_V1(cbloom_count);
 PG_FUNCTION_INFO_V1(cbloom_union);
 PG_FUNCTION_INFO_V1(cbloom_union_trans);
+PG_FUNCTION_INFO_V1(cbloom_subtract);
 PG_FUNCTION_INFO_V1(cbloom_to_bloom);
 PG_FUNCTION_INFO_V1(cbloom_info);
 PG_FUNCTION_INFO_V1(cbloom_eq);
@@ -186,9 +187,9 @@ cbloom_count(PG_FUNCTION_ARGS)
 	PG_RETURN_INT32((int32) lookup(fcinfo, 0, 1, true));
 }
 
-/* dst += the filter of argument argno, after the shape and family checks. */
+/* dst += (or -=) the filter of argument argno, after the shape and family checks. */
 static void
-merge_arg(FunctionCallInfo fcinfo, bs_cbloom *dst, int argno)
+merge_arg(FunctionCallInfo fcinfo, bs_cbloom *dst, int argno, bool add)
 {
 	bs_sketch_ref ref;
 	bs_cbloom	src;
@@ -196,7 +197,10 @@ merge_arg(FunctionCallInfo fcinfo, bs_cbloom *dst, int argno)
 	bs_sketch_arg(fcinfo, argno, KIND, &ref);
 	bs_cbloom_view(ref.data, &src);
 	BS_TRY(bs_cbloom_check_mergeable(dst, &src, BS_ERR), 0);
-	bs_cbloom_add_counters(dst, &src);
+	if (add)
+		bs_cbloom_add_counters(dst, &src);
+	else
+		BS_TRY(bs_cbloom_subtract(dst, &src, BS_ERR), 0);
 	bs_sketch_release(&ref);
 }
 
@@ -207,7 +211,19 @@ cbloom_union(PG_FUNCTION_ARGS)
 	bs_cbloom	dst;
 
 	bs_cbloom_view(BS_DATA(v), &dst);
-	merge_arg(fcinfo, &dst, 1);
+	merge_arg(fcinfo, &dst, 1, true);
+	PG_RETURN_BYTEA_P(v);
+}
+
+/* cbloom_subtract(a, b): a with b's values removed (b a part of a). */
+Datum
+cbloom_subtract(PG_FUNCTION_ARGS)
+{
+	bytea	   *v = bs_sketch_arg_copy(fcinfo, 0, KIND);
+	bs_cbloom	dst;
+
+	bs_cbloom_view(BS_DATA(v), &dst);
+	merge_arg(fcinfo, &dst, 1, false);
 	PG_RETURN_BYTEA_P(v);
 }
 
@@ -221,7 +237,7 @@ cbloom_union_trans(PG_FUNCTION_ARGS)
 	bs_require_agg_context(fcinfo, "cbloom_union_trans");
 	s = bs_state_arg(fcinfo, 0, KIND);
 	bs_cbloom_view(s, &dst);
-	merge_arg(fcinfo, &dst, 1);
+	merge_arg(fcinfo, &dst, 1, true);
 	PG_RETURN_POINTER(BS_VARLENA_OF(s));
 }
 
@@ -298,10 +314,10 @@ cbloom_hash(PG_FUNCTION_ARGS)
 }
 
 /*
- * cbloom_agg(value, capacity, fpr): the state is a filter of the
- * cbloom_empty(capacity, fpr) shape, updated in place.  Not strict: a NULL
- * value skips the row, and the parameters are checked (and their shape
- * memoised) before the first state exists.
+ * cbloom_agg(value, capacity, fpr [, counter_bits]): the state is a filter
+ * of the cbloom_empty(capacity, fpr, counter_bits) shape, updated in place.
+ * Not strict: a NULL value skips the row, and the parameters are checked
+ * (and their shape memoised) before the first state exists.
  */
 Datum
 cbloom_agg_capacity_trans(PG_FUNCTION_ARGS)
@@ -312,24 +328,31 @@ cbloom_agg_capacity_trans(PG_FUNCTION_ARGS)
 				fpr_bits;
 	int64		capacity;
 	double		fpr;
+	int32		bits = BS_CBLOOM_DEFAULT_BITS;
 	const bs_key_info *ki;
 	uint8_t    *s;
 	bs_cbloom	c;
 
 	bs_require_agg_context(fcinfo, "cbloom_agg_capacity_trans");
-	if (PG_ARGISNULL(2) || PG_ARGISNULL(3))
+	if (PG_ARGISNULL(2) || PG_ARGISNULL(3) || (PG_NARGS() > 4 && PG_ARGISNULL(4)))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("cbloom_agg parameters must not be NULL")));
 	capacity = PG_GETARG_INT64(2);
 	fpr = PG_GETARG_FLOAT8(3);
+	if (PG_NARGS() > 4)
+		bits = PG_GETARG_INT32(4);
+	if (bits != 4 && bits != 8)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("counter_bits must be 4 or 8, got %d", bits)));
 	cap_bits = (uint64_t) capacity;
 	memcpy(&fpr_bits, &fpr, sizeof(fpr_bits));
 	if (!bs_memo_get(fcinfo, cap_bits, fpr_bits, &m, &k64))
 	{
 		uint32_t	k;
 
-		shape_of(capacity, fpr, BS_CBLOOM_DEFAULT_BITS, &m, &k);
+		shape_of(capacity, fpr, (uint32_t) bits, &m, &k);
 		k64 = k;
 		bs_memo_set(fcinfo, cap_bits, fpr_bits, m, k64);
 	}
@@ -339,16 +362,16 @@ cbloom_agg_capacity_trans(PG_FUNCTION_ARGS)
 	{
 		uint64_t	total;
 
-		BS_TRY(bs_cbloom_size(m, BS_CBLOOM_DEFAULT_BITS, &total, BS_ERR), 0);
+		BS_TRY(bs_cbloom_size(m, (uint32_t) bits, &total, BS_ERR), 0);
 		if (PG_ARGISNULL(1))
 			PG_RETURN_NULL();	/* parameters are fine; no value yet */
-		s = BS_DATA(new_cbloom(m, (uint32_t) k64, BS_CBLOOM_DEFAULT_BITS, ki->family));
+		s = BS_DATA(new_cbloom(m, (uint32_t) k64, (uint32_t) bits, ki->family));
 	}
 	else
 	{
 		s = bs_state_arg(fcinfo, 0, KIND);
 		bs_cbloom_view(s, &c);
-		if (c.m != m || c.k != k64 || c.bits != BS_CBLOOM_DEFAULT_BITS)
+		if (c.m != m || c.k != k64 || c.bits != (uint32_t) bits)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("cbloom_agg parameters must be the same for every row of a group")));

@@ -264,6 +264,37 @@ bs_cbloom_add_counters(bs_cbloom *dst, const bs_cbloom *src)
 	dst->buf[BS_OFF_FAMILY] = dst->family;
 }
 
+bs_status
+bs_cbloom_subtract(bs_cbloom *dst, const bs_cbloom *src, bs_error *err)
+{
+	uint64_t	j,
+				bad = 0;
+
+	for (j = 0; j < dst->m; j++)
+	{
+		uint32_t	d = bs_cbloom_get(dst, j);
+
+		bad += d != dst->max && bs_cbloom_get(src, j) > d;
+	}
+	if (bad > 0)
+	{
+		bs_fail(err, BS_ERR_ABSENT,
+				"cannot subtract a counting bloom filter that holds values the other does not");
+		bs_error_detail(err, "%" PRIu64 " of %" PRIu64 " counters of the filter subtracted are greater than the unsaturated counters they would be subtracted from.",
+						bad, dst->m);
+		bs_error_hint(err, "Subtract only a filter of values that were added to the first one, such as an earlier part of it.");
+		return BS_ERR_ABSENT;
+	}
+	for (j = 0; j < dst->m; j++)
+	{
+		uint32_t	d = bs_cbloom_get(dst, j);
+
+		if (d != dst->max)
+			bs_cbloom_set(dst, j, d - bs_cbloom_get(src, j));
+	}
+	return BS_OK;
+}
+
 void
 bs_cbloom_stats(const bs_cbloom *c, uint64_t *zero, uint64_t *saturated)
 {

@@ -118,6 +118,15 @@ bs_status	bs_cbloom_check_mergeable(const bs_cbloom *a, const bs_cbloom *b,
 /* dst += src counter-wise, saturating. */
 void		bs_cbloom_add_counters(bs_cbloom *dst, const bs_cbloom *src);
 
+/*
+ * dst -= src counter-wise, for src holding values that dst holds (a
+ * sub-multiset): the same as removing each of src's values from dst.
+ * Saturated counters of dst stay.  BS_ERR_ABSENT, with nothing changed, if
+ * an unsaturated counter of dst is below src's (src holds a value dst
+ * certainly does not).  Shapes must have been checked.
+ */
+bs_status	bs_cbloom_subtract(bs_cbloom *dst, const bs_cbloom *src, bs_error *err);
+
 /* Counters at zero and at the maximum. */
 void		bs_cbloom_stats(const bs_cbloom *c, uint64_t *zero, uint64_t *saturated);
 

@@ -59,7 +59,7 @@ CREATE FUNCTION cbloom_contained(anyelement, cbloom) RETURNS boolean
 COMMENT ON FUNCTION cbloom_contained(anyelement, cbloom) IS 'cbloom_contains with the arguments swapped (the <@ operator)';
 CREATE FUNCTION cbloom_count(cbloom, anyelement) RETURNS integer
   AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION cbloom_count(cbloom, anyelement) IS 'upper bound on how many times the value was added (the minimum of its counters); the counter maximum (15 or 255) means at least that many';
+COMMENT ON FUNCTION cbloom_count(cbloom, anyelement) IS 'upper bound on how many times the value was added (the minimum of its counters); the counter maximum (15 or 255) means its counters saturated and the count is unknown';
 CREATE OPERATOR @> (LEFTARG = cbloom, RIGHTARG = anyelement, FUNCTION = cbloom_contains,
   COMMUTATOR = <@);
 COMMENT ON OPERATOR @> (cbloom, anyelement) IS 'filter probably contains value (cbloom_contains)';

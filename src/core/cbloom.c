@@ -163,28 +163,44 @@ probes(const bs_cbloom *c, uint64_t h, uint64_t *pos, uint32_t *mult)
 	}
 }
 
+/* Is probe i the first of the value's probes on its counter? */
+static bool
+first_on_counter(const uint64_t *pos, uint32_t i)
+{
+	uint32_t	j;
+
+	for (j = 0; j < i; j++)
+		if (pos[j] == pos[i])
+			return false;
+	return true;
+}
+
 bs_status
 bs_cbloom_remove_hash(bs_cbloom *c, uint64_t h, bs_error *err)
 {
 	uint64_t	pos[BS_BLOOM_MAX_HASHES];
 	uint32_t	mult[BS_BLOOM_MAX_HASHES];
 	uint32_t	i,
-				zero = 0;
+				low = 0,
+				counters = 0;
 
 	probes(c, h, pos, mult);
 	for (i = 0; i < c->k; i++)
 	{
 		uint32_t	v = bs_cbloom_get(c, pos[i]);
 
+		if (!first_on_counter(pos, i))
+			continue;
+		counters++;
 		if (v != c->max && v < mult[i])
-			zero++;
+			low++;
 	}
-	if (zero > 0)
+	if (low > 0)
 	{
 		bs_fail(err, BS_ERR_ABSENT,
 				"cannot remove a value that the counting bloom filter does not hold");
 		bs_error_detail(err, "%u of the value's %u counters %s too low for it ever to have been added.",
-						zero, c->k, zero == 1 ? "is" : "are");
+						low, counters, low == 1 ? "is" : "are");
 		bs_error_hint(err, "Remove only values that were added; test with @> first to skip absent values.");
 		return BS_ERR_ABSENT;
 	}

@@ -106,9 +106,10 @@ bs_cbloom_contains_hash(const bs_cbloom *c, uint64_t h)
 
 /*
  * Upper bound on how many times the value was added (net of removals):
- * the minimum over its counters, each divided by how many of its probes
- * land on it.  A saturated counter bounds nothing, so when every counter is
- * saturated the result is the maximum (15 or 255), meaning "at least that".
+ * the minimum over its unsaturated counters, each divided by how many of
+ * its probes land on it.  When all its counters are saturated the true
+ * count is unknown (the value is present, added about max / probes-per-
+ * counter times or more) and the result is the maximum, 15 or 255.
  */
 uint32_t	bs_cbloom_count_hash(const bs_cbloom *c, uint64_t h);
 

@@ -196,7 +196,7 @@ merge_arg(FunctionCallInfo fcinfo, bs_cbloom *dst, int argno, bool add)
 
 	bs_sketch_arg(fcinfo, argno, KIND, &ref);
 	bs_cbloom_view(ref.data, &src);
-	BS_TRY(bs_cbloom_check_mergeable(dst, &src, BS_ERR), 0);
+	BS_TRY(bs_cbloom_check_compatible(dst, &src, add ? "merge" : "subtract", BS_ERR), 0);
 	if (add)
 		bs_cbloom_add_counters(dst, &src);
 	else

@@ -30,6 +30,14 @@ check_bits(uint64_t bits, bs_error *err)
 	return BS_OK;
 }
 
+/* The size-limit hint: 4-bit counters only when m of them would fit. */
+static void
+limit_hint(bs_error *err, uint64_t m, uint32_t bits)
+{
+	bs_error_hint(err, "Ask for a smaller capacity or a larger false-positive rate%s.",
+				  bits == 8 && m <= bs_cbloom_max_counters(4) ? ", or 4-bit counters" : "");
+}
+
 bs_status
 bs_cbloom_check_shape(uint64_t m, uint64_t k, uint64_t bits, bs_error *err)
 {
@@ -44,8 +52,7 @@ bs_cbloom_check_shape(uint64_t m, uint64_t k, uint64_t bits, bs_error *err)
 		{
 			bs_error_detail(err, "That filter would take %" PRIu64 " bytes. " BS_LIMIT_TEXT,
 							payload_bytes(m, (uint32_t) bits) + BS_HEADER_SIZE);
-			bs_error_hint(err, "Ask for a smaller capacity or a larger false-positive rate%s.",
-						  bits == 8 ? ", or 4-bit counters" : "");
+			limit_hint(err, m, (uint32_t) bits);
 		}
 		return m < 1 ? BS_ERR_PARAM : BS_ERR_LIMIT;
 	}
@@ -75,8 +82,7 @@ bs_cbloom_optimal_shape(double n, double p, uint32_t bits, uint64_t *m,
 				n, p, need, bs_cbloom_max_counters(bits));
 		bs_error_detail(err, "That filter would take about %.0f bytes. " BS_LIMIT_TEXT,
 						need * bits / 8 + BS_HEADER_SIZE);
-		bs_error_hint(err, "Ask for a smaller capacity or a larger false-positive rate%s.",
-						  bits == 8 ? ", or 4-bit counters" : "");
+		bs_error_hint(err, "Ask for a smaller capacity or a larger false-positive rate.");
 		return st;
 	}
 	if (st != BS_OK)
@@ -88,11 +94,19 @@ bs_cbloom_optimal_shape(double n, double p, uint32_t bits, uint64_t *m,
 				n, p, *m, bits, bs_cbloom_max_counters(bits));
 		bs_error_detail(err, "That filter would take %" PRIu64 " bytes. " BS_LIMIT_TEXT,
 						payload_bytes(*m, bits) + BS_HEADER_SIZE);
-		bs_error_hint(err, "Ask for a smaller capacity or a larger false-positive rate%s.",
-						  bits == 8 ? ", or 4-bit counters" : "");
+		limit_hint(err, *m, bits);
 		return BS_ERR_LIMIT;
 	}
-	return bs_bloom_optimal_hashes(*m, n, k, err);
+	st = bs_bloom_optimal_hashes(*m, n, k, err);
+	if (st != BS_OK)
+	{
+		/* Only a tiny rate gets here: say it in the counting filter's terms. */
+		bs_fail(err, st,
+				"a counting bloom filter at false-positive rate %g would need more than the %d hashes a filter may have",
+				p, BS_BLOOM_MAX_HASHES);
+		bs_error_hint(err, "Ask for a false-positive rate of at least about 1e-19.");
+	}
+	return st;
 }
 
 bs_status
@@ -238,21 +252,28 @@ bs_cbloom_count_hash(const bs_cbloom *c, uint64_t h)
 #define SHAPE_ARGS(c) (c)->m, (c)->bits, (c)->k, (c)->seed
 
 bs_status
-bs_cbloom_check_mergeable(const bs_cbloom *a, const bs_cbloom *b, bs_error *err)
+bs_cbloom_check_compatible(const bs_cbloom *a, const bs_cbloom *b,
+						   const char *verb, bs_error *err)
 {
 	if (a->m != b->m || a->k != b->k || a->bits != b->bits || a->seed != b->seed)
 	{
 		bs_fail(err, BS_ERR_SHAPE,
-				"cannot merge counting bloom filters of different shapes: " SHAPE_FMT " and " SHAPE_FMT,
-				SHAPE_ARGS(a), SHAPE_ARGS(b));
-		bs_error_hint(err, "Merge filters built with the same capacity, fpr and counter bits.");
+				"cannot %s counting bloom filters of different shapes: " SHAPE_FMT " and " SHAPE_FMT,
+				verb, SHAPE_ARGS(a), SHAPE_ARGS(b));
+		bs_error_hint(err, "Use filters built with the same capacity, fpr and counter bits.");
 		return BS_ERR_SHAPE;
 	}
 	if (!bs_family_compatible(a->family, b->family))
 		return bs_fail(err, BS_ERR_FAMILY,
-					   "cannot merge a counting bloom filter of %s keys with one of %s keys",
-					   bs_family_name(a->family), bs_family_name(b->family));
+					   "cannot %s a counting bloom filter of %s keys and one of %s keys",
+					   verb, bs_family_name(a->family), bs_family_name(b->family));
 	return BS_OK;
+}
+
+bs_status
+bs_cbloom_check_mergeable(const bs_cbloom *a, const bs_cbloom *b, bs_error *err)
+{
+	return bs_cbloom_check_compatible(a, b, "merge", err);
 }
 
 void

@@ -24,9 +24,9 @@ typedef enum bs_status
 
 typedef struct bs_error
 {
-	char		msg[256];
-	char		detail[256];
-	char		hint[256];
+	char		msg[512];
+	char		detail[512];
+	char		hint[512];
 } bs_error;
 
 /* Fill err (msg, then optional detail/hint via bs_error_detail/hint); returns code. */

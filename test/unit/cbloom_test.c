@@ -1146,12 +1146,12 @@ test_validate(void)
 					sbig,
 					sbl,
 					skind;
-		char		m0[256],
-					mb[256],
-					mk[256],
-					mr[256],
-					ml[256],
-					mn[256];
+		char		m0[512],
+					mb[512],
+					mk[512],
+					mr[512],
+					ml[512],
+					mn[512];
 		uint64_t	blen;
 
 		bs_cbloom_add_hash(&c, 99, 2);
@@ -1885,7 +1885,7 @@ test_builder_check(void)
 	bs_error	err;
 	bs_status	st,
 				stq;
-	char		msg[256];
+	char		msg[512];
 
 	s = sadd_all(s, h, 10, NULL);
 	s = sadd_all(s, h, 3, NULL);

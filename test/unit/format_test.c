@@ -283,7 +283,7 @@ test_validate_valid(void)
 {
 	int			i,
 				bad = 0;
-	char		list[512] = "";
+	char		list[1024] = "";
 
 	for (i = 0; i < nsamples; i++)
 	{

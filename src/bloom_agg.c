@@ -110,14 +110,14 @@ builder_trans(FunctionCallInfo fcinfo, bool counting)
 	else
 	{
 		s = bs_state_arg(fcinfo, 0, KIND);
-		if (PG_ARGISNULL(1))
-			PG_RETURN_POINTER(BS_VARLENA_OF(s));
-		ki = bs_key_arg(fcinfo, 1);
 		if (!bs_builder_same_target(s, fixed, (uint64_t) capacity, fpr) ||
 			bs_builder_is_counting(s) != counting)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("%s parameters must be the same for every row of a group", name)));
+		if (PG_ARGISNULL(1))
+			PG_RETURN_POINTER(BS_VARLENA_OF(s));
+		ki = bs_key_arg(fcinfo, 1);
 	}
 
 	s = bs_builder_add(s, bs_key_hash(ki, PG_GETARG_DATUM(1), BS_DEFAULT_SEED),

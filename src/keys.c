@@ -12,6 +12,7 @@
 #include <math.h>
 
 #include "catalog/pg_type.h"
+#include "mb/pg_wchar.h"
 #include "utils/builtins.h"
 #include "utils/date.h"
 #include "utils/fmgrprotos.h"
@@ -244,8 +245,22 @@ bs_key_text(uint8_t family, const uint8_t *data, size_t len)
 		case BS_FAMILY_INTEGER:
 			return psprintf(INT64_FORMAT, i);
 		case BS_FAMILY_TEXT:
-		case BS_FAMILY_NUMERIC:
+			/* bytes from a sketch made elsewhere must still be text here */
+			pg_verifymbstr((const char *) data, (int) len, false);
 			return pnstrdup((const char *) data, len);
+		case BS_FAMILY_NUMERIC:
+			{
+				char	   *s = pnstrdup((const char *) data, len);
+
+				/* ... and a number (numeric_in raises 22P02 otherwise) */
+				if (strlen(s) != len)
+					ereport(ERROR,
+							(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+							 errmsg("numeric key of a sketch contains a zero byte")));
+				(void) DirectFunctionCall3(numeric_in, CStringGetDatum(s),
+										   ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
+				return s;
+			}
 		case BS_FAMILY_BYTEA:
 			{
 				bytea	   *b = (bytea *) palloc(VARHDRSZ + len);

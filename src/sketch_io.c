@@ -55,6 +55,16 @@ bs_sketch_in(const char *str, bs_kind kind)
 	size_t		len;
 	Datum		result;
 
+	/* Refuse what cannot be a sketch before allocating for it. */
+	if (textlen < 2 || str[0] != '\\' || str[1] != 'x')
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+				 errmsg("sketch text must start with \"\\x\" followed by hexadecimal digits")));
+	if ((textlen - 2) / 2 > BS_MAX_SKETCH_BYTES)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+				 errmsg("%s text of %zu characters is too long for a sketch", bs_kind_name(kind), textlen),
+				 errdetail("%s", BS_LIMIT_TEXT)));
 	buf = palloc(textlen / 2 + 1);
 	BS_TRY(bs_hex_decode(str, textlen, buf, &len, BS_ERR),
 		   ERRCODE_INVALID_TEXT_REPRESENTATION);

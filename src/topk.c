@@ -234,9 +234,6 @@ topk_items(PG_FUNCTION_ARGS)
 		bool		nulls[2] = {false, false};
 
 		bs_topk_item_at(&t, i, &it);
-		/* text keys from outside must still be valid text in this encoding */
-		if (t.cms.family == BS_FAMILY_TEXT)
-			pg_verifymbstr((const char *) it.key, (int) it.len, false);
 		values[0] = CStringGetTextDatum(bs_key_text(t.cms.family, it.key, it.len));
 		values[1] = Int64GetDatum((int64) it.count);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);

@@ -32,9 +32,11 @@ bs_topk_size(uint64_t width, uint32_t depth, uint32_t k, uint64_t heap_cap,
 		(st = bs_topk_check_k(k, err)) != BS_OK)
 		return st;
 	fixed = counters_bytes(width, depth) + (uint64_t) 2 * k * BS_TOPK_SLOT;
-	if (heap_cap > BS_MAX_SKETCH_BYTES || fixed > BS_MAX_SKETCH_BYTES - heap_cap)
-		return bs_total_size(BS_MAX_SKETCH_BYTES, "topk sketch", total, err);
-	return bs_total_size(fixed + heap_cap, "topk sketch", total, err);
+	st = bs_total_size(heap_cap > UINT64_MAX - fixed ? UINT64_MAX : fixed + heap_cap,
+					   "topk sketch", total, err);
+	if (st == BS_ERR_LIMIT)
+		bs_error_hint(err, "Sketches are limited to 511 MiB so that their text form fits PostgreSQL's 1 GB limit and pg_dump can dump them. Ask for a smaller k or larger epsilon and delta.");
+	return st;
 }
 
 void

@@ -36,6 +36,7 @@ BS_STAGES=(
 	"cluster    setup  install            stage_cluster_start"
 	"regress    suite  cluster            stage_regress"
 	"stop       setup  cluster            stage_cluster_stop"
+	"tap        suite  install            stage_tap"
 )
 
 : "${BS_BUDGET:=900}" # the whole run must stay under 15 minutes
@@ -87,6 +88,13 @@ stage_regress() {
 		done
 	fi
 	return "$rc"
+}
+
+# TAP tests (test/tap/): dump/restore, concurrent writers, crash recovery, cancellation,
+# upgrade.  Each starts its own clusters; prove's summary lines are counted.
+stage_tap() {
+	BS_TAP_LOGDIR="$BS_ROOT/test/.work/tap" BS_TAP_TIMEOUT="$(bs_time_left)" BS_TAP_VERBOSE=0 \
+		BS_PGBIN="$BS_PGBIN" bs_run "$BS_STAGE_LOG" "$(bs_time_left)" bash "$BS_ROOT/test/tap/run.sh"
 }
 
 stage_cluster_stop() {

@@ -1,0 +1,638 @@
+#!/usr/bin/env bash
+#
+# test/bench/run.sh: the benchmark suite of bloomsketch (test/bench/README.md).  Not a test: it
+# prints timings and ratios, and the ratios against the targets, but its exit status says only
+# whether it ran (0), not whether the targets were met.
+#
+#   bash test/bench/run.sh                 # or: make bench
+#   BENCH_ROWS=200000 BENCH_DISTINCT=20000 BENCH_RUNS=3 bash test/bench/run.sh   # a quick try
+#
+# What it does: installs the Debian packages it needs (test/lib.sh's list plus postgresql-15-hll,
+# the reference HyperLogLog aggregate, and libbloom-dev, the reference C Bloom filter), builds and
+# installs the extension, starts a throwaway PostgreSQL 15 server with benchmark settings,
+# generates a deterministic table, and runs every case BENCH_RUNS times, each reference in the
+# same pass as the cases compared with it (the order of the pass is reversed every other run so
+# that drift hits both), then stops the server and runs the C micro-benchmark
+# (test/bench/micro.c) of the core against libbloom.  It prints one table and writes the same
+# rows, tab-separated, to a results file whose path it prints.
+#
+# Timing: each SQL query runs as EXPLAIN (ANALYZE, TIMING OFF, SUMMARY ON) and the number taken
+# is its "Execution Time": server-side, executor only (no parsing, planning, result transfer or
+# output function: a 12 MB filter is not printed as hex), and without per-node clock calls
+# (TIMING OFF), so the instrumentation costs next to nothing.  It also shows what the numbers
+# need: HashAggregate memory and batches, workers launched.  The per-row UPDATE case is timed by
+# pgbench (one client, prepared statements, one transaction per row: what an application doing
+# that pays, round trips included).  A case's number is the median over the runs.
+#
+# Settings (environment):
+#   BENCH_ROWS          rows of the table (10000000)
+#   BENCH_DISTINCT      distinct values of the bigint column u, about (1000000)
+#   BENCH_RUNS          measured runs of every case; the median is reported (5)
+#   BENCH_CASES         extended regex on case ids: only those run (all); ids are
+#                       agg.* text.* par.* grp.* semi.* upd.* micro.*, e.g. 'agg|par' or '^micro'
+#   BENCH_WARMUP        unmeasured passes over the SQL cases first (1)
+#   BENCH_BIG_GROUPS    groups of the "many groups" GROUP BY (min(1000000, BENCH_ROWS/10))
+#   BENCH_FILTER_KEYS   keys of the large stored filter of the semi-join case (10000000)
+#   BENCH_UPDATES       rows of the UPDATE case (10000)
+#   BENCH_UPDATE_RUNS   runs of the UPDATE case (3: each writes BENCH_UPDATES MiB of TOAST)
+#   BENCH_UPDATE_CAPACITY  capacity of the stored filter updated (875000 at 1%: 1.0 MiB)
+#   BENCH_MICRO_N       key counts of the micro-benchmark ("10000 1000000 10000000 100000000")
+#   BENCH_MICRO_REPS    its repetitions (its default: 5, 3 from 10M keys)
+#   BENCH_SHARED_BUFFERS (2GB)  BENCH_WORK_MEM (256MB)  server settings
+#   BENCH_STATEMENT_TIMEOUT  per statement, in seconds (1800)
+#   BENCH_SKIP_INSTALL  1: do not build and install the extension (use what is installed)
+#   BENCH_OUT           where results go (test/.work/bench)
+# plus those of test/lib.sh (BS_TMPBASE, BS_PORT_START, ...).
+
+set -euo pipefail
+
+BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=test/lib.sh
+. "$BENCH_DIR/../lib.sh"
+
+: "${BENCH_ROWS:=10000000}"
+: "${BENCH_DISTINCT:=1000000}"
+: "${BENCH_RUNS:=5}"
+: "${BENCH_CASES:=}"
+: "${BENCH_WARMUP:=1}"
+: "${BENCH_FILTER_KEYS:=10000000}"
+: "${BENCH_UPDATES:=10000}"
+: "${BENCH_UPDATE_RUNS:=3}"
+: "${BENCH_UPDATE_CAPACITY:=875000}"
+: "${BENCH_MICRO_N:=10000 1000000 10000000 100000000}"
+: "${BENCH_MICRO_REPS:=}"
+: "${BENCH_SHARED_BUFFERS:=2GB}"
+: "${BENCH_WORK_MEM:=256MB}"
+: "${BENCH_STATEMENT_TIMEOUT:=1800}"
+: "${BENCH_SKIP_INSTALL:=0}"
+: "${BENCH_OUT:=$BS_ROOT/test/.work/bench}"
+
+bench_int() { # NAME VALUE MIN
+	case $2 in
+	'' | *[!0-9]*) bs_die "$1 must be a whole number, got '$2'" ;;
+	esac
+	[ "$2" -ge "$3" ] || bs_die "$1 must be at least $3, got $2"
+}
+bench_int BENCH_ROWS "$BENCH_ROWS" 1000
+bench_int BENCH_DISTINCT "$BENCH_DISTINCT" 10
+bench_int BENCH_RUNS "$BENCH_RUNS" 1
+bench_int BENCH_WARMUP "$BENCH_WARMUP" 0
+bench_int BENCH_FILTER_KEYS "$BENCH_FILTER_KEYS" 1000
+bench_int BENCH_UPDATES "$BENCH_UPDATES" 1
+bench_int BENCH_UPDATE_RUNS "$BENCH_UPDATE_RUNS" 1
+bench_int BENCH_UPDATE_CAPACITY "$BENCH_UPDATE_CAPACITY" 1000
+bench_int BENCH_STATEMENT_TIMEOUT "$BENCH_STATEMENT_TIMEOUT" 1
+if [ -z "${BENCH_BIG_GROUPS:-}" ]; then
+	BENCH_BIG_GROUPS=$((BENCH_ROWS / 10))
+	[ "$BENCH_BIG_GROUPS" -gt 1000000 ] && BENCH_BIG_GROUPS=1000000
+	[ "$BENCH_BIG_GROUPS" -lt 1000 ] && BENCH_BIG_GROUPS=1000
+fi
+bench_int BENCH_BIG_GROUPS "$BENCH_BIG_GROUPS" 1
+
+BENCH_T0=$(date +%s)
+BENCH_STAMP=$(date +%Y%m%d-%H%M%S)
+BENCH_WORK=$BENCH_OUT/run-$BENCH_STAMP
+BENCH_RESULTS=$BENCH_OUT/results-$BENCH_STAMP.tsv
+BENCH_RAW=$BENCH_WORK/raw.tsv
+mkdir -p "$BENCH_WORK" || bs_die "cannot create $BENCH_WORK"
+
+# ---------------------------------------------------------------------------------------------
+# The queries (id -> settings + SQL) and the cases (id, query, reference, kind, target, label).
+#
+# kind   le      ratio = case / reference, met when <= target
+#        ge      ratio = reference / case (a speed-up), met when >= target
+# An empty target: reported only (result "-").
+
+declare -A Q_SQL=() Q_SET=() Q_LABEL=()
+C_IDS=()
+declare -A C_Q=() C_REF=() C_KIND=() C_TARGET=()
+
+SER="SET LOCAL max_parallel_workers_per_gather = 0;"
+PAR="SET LOCAL max_parallel_workers_per_gather = 2; SET LOCAL parallel_setup_cost = 0; SET LOCAL parallel_tuple_cost = 0; SET LOCAL min_parallel_table_scan_size = 0;"
+GRP="$SER SET LOCAL enable_sort = off;" # HashAggregate for both sides, so its memory is shown
+
+D=$BENCH_DISTINCT
+G=$BENCH_BIG_GROUPS
+
+defq() { # ID LABEL SETTINGS SQL
+	Q_LABEL[$1]=$2
+	Q_SET[$1]=$3
+	Q_SQL[$1]=$4
+}
+defc() { # ID QUERY REFERENCE KIND TARGET
+	C_IDS+=("$1")
+	C_Q[$1]=$2
+	C_REF[$1]=$3
+	C_KIND[$1]=$4
+	C_TARGET[$1]=$5
+}
+
+# one aggregate over the whole table, serial and with 2 workers
+defagg() { # NAME SQL-EXPRESSION
+	defq "ser.$1" "$2" "$SER" "SELECT $2 FROM bench_t"
+	defq "par.$1" "$2 (2 workers)" "$PAR" "SELECT $2 FROM bench_t"
+}
+defagg hll_u "hll_add_agg(hll_hash_bigint(u))"
+defagg count_u "count(u)"
+defagg hll_s "hll_add_agg(hll_hash_text(s))"
+defagg bloom_u "bloom_agg(u)"
+defagg bloom_u_fixed "bloom_agg(u, $D, 0.01)"
+defagg cms_u "cms_agg(u)"
+defagg topk_u "topk_agg(u, 10)"
+defagg cbloom_u "cbloom_agg(u)"
+defagg cbloom_u_fixed "cbloom_agg(u, $D, 0.01)"
+defagg bloom_s "bloom_agg(s)"
+defagg cms_s "cms_agg(s)"
+defagg topk_s "topk_agg(s, 10)"
+
+defc agg.bloom_u ser.bloom_u ser.hll_u le 1.0
+defc agg.bloom_u.vs_count ser.bloom_u ser.count_u le 1.3
+defc agg.bloom_u_fixed ser.bloom_u_fixed ser.hll_u le ""
+defc agg.cms_u ser.cms_u ser.hll_u le 1.2
+defc agg.topk_u ser.topk_u ser.hll_u le 2.0
+defc agg.cbloom_u ser.cbloom_u ser.hll_u le 2.0
+defc agg.cbloom_u_fixed ser.cbloom_u_fixed ser.hll_u le ""
+defc text.bloom_s ser.bloom_s ser.hll_s le 1.0
+defc text.cms_s ser.cms_s ser.hll_s le ""
+defc text.topk_s ser.topk_s ser.hll_s le ""
+for a in bloom_u bloom_u_fixed cms_u topk_u cbloom_u cbloom_u_fixed bloom_s; do
+	defc "par.$a" "par.$a" "ser.$a" ge 1.5
+done
+for a in hll_u hll_s count_u cms_s topk_s; do
+	defc "par.$a" "par.$a" "ser.$a" ge ""
+done
+
+defq grp.1k.hll "hll_add_agg(hll_hash_bigint(u)) GROUP BY g (1000 groups)" "$GRP" \
+	"SELECT g, hll_add_agg(hll_hash_bigint(u)) FROM bench_t GROUP BY g"
+defq grp.1k.bloom "bloom_agg(u) GROUP BY g (1000 groups)" "$GRP" \
+	"SELECT g, bloom_agg(u) FROM bench_t GROUP BY g"
+defq grp.big.hll "hll_add_agg(hll_hash_bigint(u)) GROUP BY gl ($G groups)" "$GRP" \
+	"SELECT gl, hll_add_agg(hll_hash_bigint(u)) FROM bench_t GROUP BY gl"
+defq grp.big.bloom "bloom_agg(u) GROUP BY gl ($G groups)" "$GRP" \
+	"SELECT gl, bloom_agg(u) FROM bench_t GROUP BY gl"
+defc grp.1k.bloom grp.1k.bloom grp.1k.hll le 1.0
+defc grp.big.bloom grp.big.bloom grp.big.hll le 1.0
+
+semi_sql() { echo "SELECT count(*) FROM bench_t WHERE (SELECT f FROM bench_filters WHERE name = '$1') @> u"; }
+defq semi.k1k "WHERE f @> u, f: 1000 keys (inline)" "$SER" "$(semi_sql k1k)"
+defq semi.big "WHERE f @> u, f: $BENCH_FILTER_KEYS keys (TOASTed), holds every u" "$SER" "$(semi_sql big)"
+defq semi.big_disjoint "WHERE f @> u, f: $BENCH_FILTER_KEYS keys (TOASTed), holds no u" "$SER" "$(semi_sql big_disjoint)"
+defc semi.big semi.big semi.k1k le 1.5
+defc semi.big_disjoint semi.big_disjoint semi.k1k le ""
+
+# not SQL queries of the passes: measured by their own functions below
+defc upd.per_row upd.per_row - le ""
+defc upd.batch upd.batch upd.per_row le ""
+Q_LABEL[upd.per_row]="$BENCH_UPDATES x UPDATE SET f = bloom_add(f, x) (1 MiB filter)"
+Q_LABEL[upd.batch]="1 x UPDATE SET f = bloom_union(f, (SELECT bloom_agg(x, cap, fpr) FROM batch)) of $BENCH_UPDATES"
+# micro.* cases are added when the micro-benchmark has run
+
+bench_selected() { [ -z "$BENCH_CASES" ] || grep -Eq -- "$BENCH_CASES" <<<"$1"; }
+
+SEL_CASES=()
+declare -A NEED_Q=()
+for c in "${C_IDS[@]}"; do
+	bench_selected "$c" || continue
+	SEL_CASES+=("$c")
+	case ${C_Q[$c]} in upd.*) continue ;; esac
+	NEED_Q[${C_Q[$c]}]=1
+	[ "${C_REF[$c]}" = - ] || NEED_Q[${C_REF[$c]}]=1
+done
+# the queries of the passes, in a fixed order (the order of definition above)
+PASS_Q=()
+for q in ser.hll_u ser.count_u ser.hll_s ser.bloom_u ser.bloom_u_fixed ser.cms_u ser.topk_u \
+	ser.cbloom_u ser.cbloom_u_fixed ser.bloom_s ser.cms_s ser.topk_s \
+	par.hll_u par.count_u par.hll_s par.bloom_u par.bloom_u_fixed par.cms_u par.topk_u \
+	par.cbloom_u par.cbloom_u_fixed par.bloom_s par.cms_s par.topk_s \
+	grp.1k.hll grp.1k.bloom grp.big.hll grp.big.bloom semi.k1k semi.big semi.big_disjoint; do
+	[ -n "${NEED_Q[$q]:-}" ] && PASS_Q+=("$q")
+done
+WANT_UPDATE=0
+WANT_MICRO=0
+bench_selected upd.per_row || bench_selected upd.batch && WANT_UPDATE=1
+bench_selected micro.10000.insert || bench_selected micro && WANT_MICRO=1
+WANT_TABLE=0
+[ "${#PASS_Q[@]}" -gt 0 ] && WANT_TABLE=1
+WANT_SEMI=0
+for q in "${PASS_Q[@]}"; do case $q in semi.*) WANT_SEMI=1 ;; esac; done
+if [ "$WANT_TABLE" -eq 0 ] && [ "$WANT_UPDATE" -eq 0 ] && [ "$WANT_MICRO" -eq 0 ]; then
+	bs_die "BENCH_CASES='$BENCH_CASES' selects no case"
+fi
+
+# ---------------------------------------------------------------------------------------------
+# Helpers
+
+bench_log() { bs_log "bench: $*"; }
+
+# psql on the throwaway server, stopping at the first error
+bench_psql() {
+	psql -X -q -v ON_ERROR_STOP=1 -At "$@"
+}
+
+bench_elapsed() {
+	local s=$(($(date +%s) - BENCH_T0))
+	printf '%dm%02ds' $((s / 60)) $((s % 60))
+}
+
+# One pass: every query of PASS_Q once, in one session, as EXPLAIN ANALYZE.  Appends
+# "run<TAB>query<TAB>ms<TAB>workers<TAB>node<TAB>memory<TAB>error" lines to BENCH_RAW.
+bench_pass() { # RUN-NUMBER ORDER(fwd|rev)
+	local run=$1 order=$2 script=$BENCH_WORK/pass-$1.sql out=$BENCH_WORK/pass-$1.out i q
+	local qs=("${PASS_Q[@]}")
+	if [ "$order" = rev ]; then
+		qs=()
+		for ((i = ${#PASS_Q[@]} - 1; i >= 0; i--)); do qs+=("${PASS_Q[$i]}"); done
+	fi
+	{
+		echo "\\set ON_ERROR_STOP 0"
+		echo "SET statement_timeout = '${BENCH_STATEMENT_TIMEOUT}s';"
+		# load the libraries and the catalog entries before the first measured query
+		echo "SELECT bloom_agg(1::bigint) IS NULL, hll_add_agg(hll_hash_bigint(1)) IS NULL, cms_agg(1::bigint) IS NULL, topk_agg(1::bigint, 10) IS NULL, cbloom_agg(1::bigint) IS NULL;"
+		for q in "${qs[@]}"; do
+			printf '\\echo @@Q %s\n' "$q"
+			echo "BEGIN; ${Q_SET[$q]}"
+			echo "EXPLAIN (ANALYZE, TIMING OFF, SUMMARY ON) ${Q_SQL[$q]};"
+			echo "COMMIT;"
+		done
+		printf '\\echo @@END\n'
+	} >"$script"
+	psql -X -q -At -f "$script" >"$out" 2>&1 || true
+	awk -v run="$run" '
+		function flush() {
+			if (q != "") print run "\t" q "\t" ms "\t" wl "\t" node "\t" mem "\t" err
+			ms = "NA"; wl = ""; node = ""; mem = ""; err = ""
+		}
+		/^@@Q / { flush(); q = $2; next }
+		/^@@END/ { flush(); q = ""; next }
+		q == "" { next }
+		/Execution Time:/ { ms = $0; sub(/.*Execution Time: */, "", ms); sub(/ ms.*/, "", ms); next }
+		/Workers Launched:/ { w = $0; sub(/.*Workers Launched: */, "", w); wl = (wl == "" ? w : wl "+" w); next }
+		/(Hash|Group|Mixed)Aggregate/ && node == "" { node = $0; sub(/^[ ->]*/, "", node); sub(/ .*/, "", node); next }
+		/Batches:|Memory Usage:|Disk Usage:/ && mem == "" { mem = $0; gsub(/^ +| +$/, "", mem); gsub(/  +/, " ", mem); next }
+		/ERROR:/ && err == "" { err = $0; sub(/.*ERROR: */, "", err); gsub(/\t/, " ", err); next }
+	' "$out" >>"$BENCH_RAW"
+}
+
+# ---------------------------------------------------------------------------------------------
+# Setup of the data
+
+bench_setup_table() {
+	local big_groups=$BENCH_BIG_GROUPS
+	bench_log "generating bench_t: $BENCH_ROWS rows, u with about $BENCH_DISTINCT distinct values ($(bench_elapsed))"
+	bench_psql <<SQL
+CREATE EXTENSION IF NOT EXISTS bloomsketch;
+CREATE EXTENSION IF NOT EXISTS hll;
+-- Deterministic (md5 of the row number, no random()): every run and machine gets the same rows.
+--   u   bigint, 1 + (60 bits of md5(i)) mod BENCH_DISTINCT: uniform, about BENCH_DISTINCT distinct
+--   s   text, md5(u): 32 characters, as many distinct values as u
+--   g   1000 groups; gl BENCH_BIG_GROUPS groups (about BENCH_ROWS / BENCH_BIG_GROUPS rows each)
+CREATE TABLE bench_t (id bigint NOT NULL, u bigint NOT NULL, s text NOT NULL, g int NOT NULL, gl int NOT NULL);
+INSERT INTO bench_t
+SELECT i, u, md5(u::text), (i % 1000)::int, (i % $big_groups)::int
+FROM (SELECT i, ('x' || substr(md5(i::text), 1, 15))::bit(60)::bigint % $BENCH_DISTINCT + 1 AS u
+      FROM generate_series(1, $BENCH_ROWS) AS i) AS r;
+-- two workers for every parallel case whatever the table size
+ALTER TABLE bench_t SET (parallel_workers = 2);
+VACUUM (FREEZE, ANALYZE) bench_t;
+SQL
+}
+
+bench_setup_filters() {
+	bench_log "storing the semi-join filters ($BENCH_FILTER_KEYS and 1000 keys) ($(bench_elapsed))"
+	bench_psql <<SQL
+CREATE TABLE bench_filters (name text PRIMARY KEY, f bloom NOT NULL);
+INSERT INTO bench_filters
+  SELECT 'big', bloom_agg(x, $BENCH_FILTER_KEYS, 0.01) FROM generate_series(1, $BENCH_FILTER_KEYS) AS x;
+INSERT INTO bench_filters
+  SELECT 'big_disjoint', bloom_agg(x, $BENCH_FILTER_KEYS, 0.01) FROM generate_series(-$BENCH_FILTER_KEYS, -1) AS x;
+INSERT INTO bench_filters
+  SELECT 'k1k', bloom_agg(x, 1000, 0.01) FROM generate_series(1, 1000) AS x;
+VACUUM ANALYZE bench_filters;
+SQL
+	# Is the large filter stored out of line?  Its bytes must be in the TOAST table, not the heap.
+	FILTER_INFO=$(bench_psql -F ' ' <<'SQL'
+SELECT format('big %s B (pg_column_size %s), k1k %s B (pg_column_size %s); heap %s B, TOAST %s B: %s',
+              max(octet_length(f::bytea)) FILTER (WHERE name = 'big'),
+              max(pg_column_size(f)) FILTER (WHERE name = 'big'),
+              max(octet_length(f::bytea)) FILTER (WHERE name = 'k1k'),
+              max(pg_column_size(f)) FILTER (WHERE name = 'k1k'),
+              pg_relation_size('bench_filters'),
+              (SELECT pg_relation_size(reltoastrelid) FROM pg_class WHERE oid = 'bench_filters'::regclass),
+              CASE WHEN (SELECT pg_relation_size(reltoastrelid) FROM pg_class WHERE oid = 'bench_filters'::regclass)
+                        >= sum(octet_length(f::bytea)) FILTER (WHERE name <> 'k1k')
+                   THEN 'TOASTed' ELSE 'NOT TOASTed' END)
+FROM bench_filters;
+SQL
+)
+	bench_log "filters: $FILTER_INFO"
+}
+
+bench_describe_data() {
+	bench_log "checking the data ($(bench_elapsed))"
+	DATA_INFO=$(bench_psql -F ' ' -c "SELECT format('%s rows, %s distinct u, %s distinct s, %s distinct g, %s distinct gl, table %s',
+		count(*), count(DISTINCT u), count(DISTINCT s), count(DISTINCT g), count(DISTINCT gl),
+		pg_size_pretty(pg_table_size('bench_t'))) FROM bench_t")
+	bench_log "data: $DATA_INFO"
+}
+
+bench_warm_cache() {
+	bench_log "warming the cache"
+	if bench_psql -c "CREATE EXTENSION IF NOT EXISTS pg_prewarm" >/dev/null 2>&1; then
+		bench_psql -c "SELECT pg_prewarm('bench_t')" >/dev/null
+	fi
+	bench_psql -c "SELECT count(*), sum(length(s)) FROM bench_t" >/dev/null
+}
+
+# ---------------------------------------------------------------------------------------------
+# The UPDATE case: BENCH_UPDATES single-row updates of a stored 1 MiB filter (pgbench), against
+# one UPDATE that ORs in a bloom_agg of the same values; both must give the same filter.
+
+upd_key() { printf "('x' || substr(md5('upd' || %s), 1, 15))::bit(60)::bigint" "$1"; }
+
+bench_update_case() {
+	local r cap=$BENCH_UPDATE_CAPACITY n=$BENCH_UPDATES script=$BENCH_WORK/update.pgbench
+	local key_seq key_i out tps ms digest_row digest_batch same=yes size
+	key_seq=$(upd_key "nextval('bench_upd_seq')")
+	key_i=$(upd_key i)
+	bench_log "UPDATE case: $n rows, $BENCH_UPDATE_RUNS runs ($(bench_elapsed))"
+	bench_psql <<SQL
+CREATE TABLE bench_upd (id int PRIMARY KEY, f bloom NOT NULL);
+INSERT INTO bench_upd VALUES (1, bloom_empty($cap, 0.01));
+CREATE SEQUENCE bench_upd_seq;
+CREATE TABLE bench_batch AS SELECT i, $key_i AS x FROM generate_series(1, $n) AS i;
+VACUUM ANALYZE bench_upd, bench_batch;
+SQL
+	size=$(bench_psql -c "SELECT octet_length(f::bytea) FROM bench_upd")
+	UPD_INFO="stored filter $size B"
+	echo "UPDATE bench_upd SET f = bloom_add(f, $key_seq) WHERE id = 1;" >"$script"
+	local reset="UPDATE bench_upd SET f = bloom_empty($cap, 0.01) WHERE id = 1; ALTER SEQUENCE bench_upd_seq RESTART;"
+	for ((r = 1; r <= BENCH_UPDATE_RUNS; r++)); do
+		bench_log "UPDATE case, run $r of $BENCH_UPDATE_RUNS ($(bench_elapsed))"
+		# per row
+		# VACUUM FULL: the dead versions of the last run (BENCH_UPDATES MiB) go back to the disk
+		bench_psql -c "$reset" && bench_psql -c "VACUUM FULL bench_upd"
+		if [ -x "$BS_PGBIN/pgbench" ]; then
+			out=$("$BS_PGBIN/pgbench" -n -c 1 -j 1 -M prepared -t "$n" -f "$script" 2>&1) || {
+				printf '%s\n' "$out" >&2
+				bs_die "pgbench failed"
+			}
+			tps=$(sed -n 's/^tps = \([0-9.]*\) (without initial connection time).*/\1/p' <<<"$out")
+			[ -n "$tps" ] || tps=$(sed -n 's/^tps = \([0-9.]*\).*/\1/p' <<<"$out" | head -n 1)
+			ms=$(awk -v n="$n" -v t="$tps" 'BEGIN { printf "%.3f", n / t * 1000 }')
+		else
+			# no pgbench: one psql session sending the statements one by one
+			local f=$BENCH_WORK/update.sql t0 t1 i
+			for ((i = 0; i < n; i++)); do cat "$script"; done >"$f"
+			t0=$(date +%s%N)
+			bench_psql -f "$f" >/dev/null
+			t1=$(date +%s%N)
+			ms=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e6 }')
+		fi
+		digest_row=$(bench_psql -c "SELECT md5(f::bytea) FROM bench_upd WHERE id = 1")
+		printf '%s\tupd.per_row\t%s\t\t\t\t\n' "$r" "$ms" >>"$BENCH_RAW"
+		# batch
+		bench_psql -c "$reset" && bench_psql -c "VACUUM FULL bench_upd"
+		ms=$(bench_psql -c "EXPLAIN (ANALYZE, TIMING OFF, SUMMARY ON) UPDATE bench_upd SET f = bloom_union(f, (SELECT bloom_agg(x, $cap, 0.01) FROM bench_batch)) WHERE id = 1" |
+			sed -n 's/.*Execution Time: \([0-9.]*\) ms.*/\1/p')
+		digest_batch=$(bench_psql -c "SELECT md5(f::bytea) FROM bench_upd WHERE id = 1")
+		[ "$digest_row" = "$digest_batch" ] || same=NO
+		printf '%s\tupd.batch\t%s\t\t\t\t\n' "$r" "${ms:-NA}" >>"$BENCH_RAW"
+	done
+	UPD_INFO="$UPD_INFO; batch filter equals per-row filter: $same"
+	bench_psql -c "DROP TABLE bench_upd, bench_batch; DROP SEQUENCE bench_upd_seq" >/dev/null
+}
+
+# ---------------------------------------------------------------------------------------------
+# The C micro-benchmark (built with -O2 by the Makefile's test/bench/micro rule)
+
+bench_micro() {
+	local reps=() line
+	bench_log "building test/bench/micro (-O2) ($(bench_elapsed))"
+	make -s -C "$BS_ROOT" test/bench/micro >&2 || bs_die "cannot build test/bench/micro"
+	[ -n "$BENCH_MICRO_REPS" ] && reps=(-r "$BENCH_MICRO_REPS")
+	bench_log "running the micro-benchmark: n = $BENCH_MICRO_N"
+	# shellcheck disable=SC2086  # BENCH_MICRO_N is a list
+	"$BS_ROOT/test/bench/micro" -t "${reps[@]}" $BENCH_MICRO_N >"$BENCH_WORK/micro.tsv" ||
+		bs_die "the micro-benchmark failed (see $BENCH_WORK/micro.tsv)"
+	MICRO_ROWS=()
+	while IFS= read -r line; do MICRO_ROWS+=("$line"); done <"$BENCH_WORK/micro.tsv"
+}
+
+# ---------------------------------------------------------------------------------------------
+# Report
+
+# median of the numbers of one query in BENCH_RAW ("NA" if none)
+bench_median() {
+	awk -F '\t' -v q="$1" '$2 == q && $3 != "NA" && $3 != "" { v[n++] = $3 + 0 }
+		END {
+			if (n == 0) { print "NA"; exit }
+			for (i = 1; i < n; i++) { x = v[i]; for (j = i - 1; j >= 0 && v[j] > x; j--) v[j + 1] = v[j]; v[j + 1] = x }
+			m = (n % 2) ? v[int(n / 2)] : (v[n / 2 - 1] + v[n / 2]) / 2
+			printf "%.3f\n", m
+		}' "$BENCH_RAW"
+}
+
+# a note from the last measured run of a query: workers launched, aggregate node and memory, error
+bench_note() {
+	awk -F '\t' -v q="$1" '$2 == q { w = $4; node = $5; mem = $6; if ($7 != "") err = $7 }
+		END {
+			s = ""
+			if (w != "") s = "workers launched " w
+			if (node != "") s = s (s == "" ? "" : "; ") node
+			if (mem != "") s = s (s == "" ? "" : " ") mem
+			if (err != "") s = s (s == "" ? "" : "; ") "ERROR: " err
+			print s
+		}' "$BENCH_RAW"
+}
+
+# a GROUP BY note with the memory per group added when the hash table stayed in memory
+bench_per_group() { # QUERY NOTE
+	local groups=1000
+	case $1 in grp.big.*) groups=$BENCH_BIG_GROUPS ;; esac
+	awk -v note="$2" -v g="$groups" 'BEGIN {
+		s = note
+		if (note ~ /Batches: 1 / && match(note, /Memory Usage: [0-9]+kB/)) {
+			kb = substr(note, RSTART + 14, RLENGTH - 16) + 0
+			s = s sprintf(" (%.0f B per group)", kb * 1024 / g)
+		} else if (note ~ /Disk Usage/) s = s " (spilled to disk)"
+		print s
+	}'
+}
+
+bench_report() {
+	local c q ref kind target ms rms ratio result note label rlabel
+	{
+		echo "# bloomsketch benchmark $BENCH_STAMP: $BENCH_HOST"
+		echo "# $BENCH_SETTINGS"
+		[ -n "${DATA_INFO:-}" ] && echo "# data: $DATA_INFO"
+		[ -n "${FILTER_INFO:-}" ] && echo "# filters: $FILTER_INFO"
+		printf 'case\tmedian\treference\treference_median\tunit\tratio\ttarget\tresult\tnotes\tlabel\treference_label\n'
+		for c in "${SEL_CASES[@]}"; do
+			q=${C_Q[$c]} ref=${C_REF[$c]} kind=${C_KIND[$c]} target=${C_TARGET[$c]}
+			ms=$(bench_median "$q")
+			rms=NA
+			[ "$ref" = - ] || rms=$(bench_median "$ref")
+			note=$(bench_note "$q")
+			label=${Q_LABEL[$q]}
+			rlabel=${Q_LABEL[$ref]:-}
+			case $c in
+			par.*) case $note in *"launched 2"*) ;; *) note="$note (NOT 2 workers)" ;; esac ;;
+			grp.*) note="$(bench_per_group "$c" "$note") | reference: $(bench_per_group "$ref" "$(bench_note "$ref")")" ;;
+			semi.*) note="${FILTER_INFO:-}" ;;
+			upd.per_row) [ "$ms" != NA ] && note=$(awk -v n="$BENCH_UPDATES" -v m="$ms" 'BEGIN { printf "%.0f rows/s (pgbench, 1 client, 1 transaction per row)", n / (m / 1000) }') ;;
+			upd.batch) [ "$ms" != NA ] && note=$(awk -v n="$BENCH_UPDATES" -v m="$ms" 'BEGIN { printf "%.0f rows/s", n / (m / 1000) }')"; ${UPD_INFO:-}" ;;
+			esac
+			bench_row "$c" "$ms" "$ref" "$rms" ms "$kind" "$target" "$note" "$label" "$rlabel"
+		done
+		if [ "${#MICRO_ROWS[@]}" -gt 0 ]; then
+			local n fpr bo bl ko kl op o l r
+			for line in "${MICRO_ROWS[@]}"; do
+				IFS=$'\t' read -r n fpr bo bl ko kl op o l r <<<"$line"
+				if [ "$op" = fpr ]; then
+					bench_row "micro.$n.fpr" "$o" libbloom "$l" "rate" le "" \
+						"measured false-positive rate at fpr $fpr" "core, $n keys: false-positive rate" "libbloom"
+				else
+					bench_row "micro.$n.$op" "$o" libbloom "$l" "ns/op" ge 2.0 \
+						"filter $bo B (libbloom $bl B), k $ko (libbloom $kl)" "core $op, $n keys at fpr $fpr" "libbloom $op"
+				fi
+			done
+		fi
+	} >"$BENCH_RESULTS"
+}
+
+# bench_row CASE VALUE REF REF-VALUE UNIT KIND TARGET NOTE LABEL REF-LABEL: one line of the results
+bench_row() {
+	local c=$1 v=$2 ref=$3 rv=$4 unit=$5 kind=$6 target=$7 note=$8 label=$9 rlabel=${10}
+	local ratio=NA result=- tshow=-
+	if [ "$v" != NA ] && [ "$rv" != NA ] && [ -n "$v" ] && [ -n "$rv" ] && [ "$ref" != - ]; then
+		if [ "$kind" = ge ]; then
+			ratio=$(awk -v a="$v" -v b="$rv" 'BEGIN { if (a > 0) printf "%.2f", b / a; else print "NA" }')
+		else
+			ratio=$(awk -v a="$v" -v b="$rv" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "NA" }')
+		fi
+	fi
+	if [ -n "$target" ]; then
+		case $kind in
+		le) tshow="<= $target" ;;
+		ge) tshow=">= $target" ;;
+		esac
+	fi
+	if [ -n "$target" ]; then
+		if [ "$ratio" = NA ]; then
+			result=ERROR
+		elif awk -v r="$ratio" -v t="$target" -v k="$kind" 'BEGIN { exit !((k == "le" && r <= t) || (k == "ge" && r >= t)) }'; then
+			result=met
+		else
+			result=MISSED
+		fi
+	elif [ "$v" = NA ]; then
+		result=ERROR
+	fi
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$c" "$v" "$ref" "$rv" "$unit" "$ratio" "$tshow" "$result" "$note" "$label" "$rlabel"
+}
+
+# the results file as an aligned table on stdout
+bench_print() {
+	awk -F '\t' '
+		/^#/ { print; next }
+		!hdr { hdr = 1; next }
+		{ n++; for (i = 1; i <= 9; i++) f[n, i] = $i; lab[n] = $10; rlab[n] = $11
+		  for (i = 1; i <= 8; i++) if (length($i) > w[i]) w[i] = length($i) }
+		END {
+			split("case,median,reference,ref median,unit,ratio,target,result", h, ",")
+			for (i = 1; i <= 8; i++) if (length(h[i]) > w[i]) w[i] = length(h[i])
+			line = ""
+			for (i = 1; i <= 8; i++) line = line sprintf("%-" w[i] "s  ", h[i])
+			print line "notes"
+			for (r = 1; r <= n; r++) {
+				line = ""
+				for (i = 1; i <= 8; i++) line = line sprintf((i == 2 || i == 4 || i == 6) ? "%" w[i] "s  " : "%-" w[i] "s  ", f[r, i])
+				print line f[r, 9]
+			}
+			print ""
+			print "cases:"
+			for (r = 1; r <= n; r++) {
+				s = "  " f[r, 1] ": " lab[r]
+				if (f[r, 3] != "-" && rlab[r] != "") s = s "   vs   " f[r, 3] ": " rlab[r]
+				print s
+			}
+		}' "$BENCH_RESULTS"
+}
+
+# ---------------------------------------------------------------------------------------------
+# Main
+
+BENCH_HOST="$(nproc) CPUs ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)), $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), load $(cut -d ' ' -f 1-3 /proc/loadavg)"
+BENCH_REV=$(git -C "$BS_ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
+if [ -n "$(git -C "$BS_ROOT" status --porcelain --untracked-files=no 2>/dev/null)" ]; then
+	BENCH_REV="$BENCH_REV+changes"
+fi
+BENCH_SETTINGS="commit $BENCH_REV; rows $BENCH_ROWS, distinct u $BENCH_DISTINCT, big groups $BENCH_BIG_GROUPS, runs $BENCH_RUNS (+$BENCH_WARMUP warm-up), filter keys $BENCH_FILTER_KEYS, updates $BENCH_UPDATES x $BENCH_UPDATE_RUNS runs, shared_buffers $BENCH_SHARED_BUFFERS, work_mem $BENCH_WORK_MEM; SQL times: median EXPLAIN ANALYZE Execution Time (ms)"
+MICRO_ROWS=()
+: >"$BENCH_RAW"
+
+bench_log "results will go to $BENCH_RESULTS (work files in $BENCH_WORK)"
+bench_log "$BENCH_SETTINGS"
+
+BS_EXTRA_PACKAGES="${BS_EXTRA_PACKAGES:+$BS_EXTRA_PACKAGES }postgresql-15-hll libbloom-dev"
+bs_install_deps || bs_die "cannot install the Debian packages"
+
+if [ "$WANT_TABLE" -eq 1 ] || [ "$WANT_UPDATE" -eq 1 ]; then
+	if [ "$BENCH_SKIP_INSTALL" = 1 ]; then
+		bench_log "BENCH_SKIP_INSTALL=1: using the installed extension as it is"
+	else
+		bs_build_install || bs_die "build or install failed"
+	fi
+
+	BS_SERVER_SETTINGS="${BS_SERVER_SETTINGS:+$BS_SERVER_SETTINGS
+}# --- benchmark settings (test/bench/run.sh) ---
+shared_buffers = $BENCH_SHARED_BUFFERS
+work_mem = '$BENCH_WORK_MEM'
+maintenance_work_mem = '1GB'
+max_parallel_workers_per_gather = 2
+jit = off
+track_io_timing = off
+autovacuum = off
+max_wal_size = '2GB'
+checkpoint_timeout = '1h'
+effective_cache_size = '8GB'
+log_min_messages = warning"
+	bs_cluster_start || bs_die "cannot start the server"
+	bench_psql -c "SELECT 1" >/dev/null
+	if [ "$WANT_TABLE" -eq 1 ]; then
+		bench_setup_table
+		[ "$WANT_SEMI" -eq 1 ] && bench_setup_filters
+		bench_describe_data
+		bench_warm_cache
+		for ((r = 1 - BENCH_WARMUP; r <= BENCH_RUNS; r++)); do
+			order=fwd
+			[ $((r % 2)) -eq 0 ] && order=rev
+			if [ "$r" -le 0 ]; then
+				bench_log "warm-up pass ($order, ${#PASS_Q[@]} queries) ($(bench_elapsed))"
+			else
+				bench_log "run $r of $BENCH_RUNS ($order, ${#PASS_Q[@]} queries) ($(bench_elapsed))"
+			fi
+			bench_pass "$r" "$order"
+		done
+		# warm-up lines do not count
+		awk -F '\t' '$1 > 0' "$BENCH_RAW" >"$BENCH_RAW.tmp" && mv "$BENCH_RAW.tmp" "$BENCH_RAW"
+		bad=$(awk -F '\t' '$7 != "" { print $2 ": " $7 }' "$BENCH_RAW" | sort -u)
+		[ -z "$bad" ] || bench_log "errors (the cases show ERROR):
+$bad"
+	fi
+	[ "$WANT_UPDATE" -eq 1 ] && bench_update_case
+	bs_cluster_stop
+fi
+
+[ "$WANT_MICRO" -eq 1 ] && bench_micro
+
+bench_report
+echo
+bench_print
+echo
+echo "ratio: case / reference (lower is better; target <= x), except for speed-ups (par.*: serial / parallel,"
+echo "       micro.*: libbloom / core; higher is better; target >= x).  Noisy machine?  Compare the load below."
+echo "load at the end: $(cut -d ' ' -f 1-3 /proc/loadavg)"
+echo "results: $BENCH_RESULTS"
+echo "raw measurements: $BENCH_RAW"
+bench_log "done in $(bench_elapsed)"

@@ -44,3 +44,77 @@ unittest: $(UNIT_TESTS)
 	@bash test/unit/run.sh $(UNIT_TESTS)
 
 EXTRA_CLEAN = $(UNIT_TESTS)
+
+# --- benchmarks (test/bench/README.md; not part of the tests) ---
+# `make bench` runs the whole suite (test/bench/run.sh: throwaway cluster, SQL cases, then the C
+# micro-benchmark of the core against Debian's libbloom, built here with -O2).
+BENCH_CC ?= cc
+BENCH_CFLAGS ?= -std=c11 -O2 -g -Wall -Wextra
+test/bench/micro: test/bench/micro.c $(CORE_SRCS) $(wildcard src/core/*.h)
+	$(BENCH_CC) $(BENCH_CFLAGS) -iquote src -o $@ test/bench/micro.c $(CORE_SRCS) -lbloom -lm
+
+.PHONY: bench
+bench:
+	bash test/bench/run.sh
+
+# --- fuzzing and sanitized unit tests of the core (test/fuzz/README.md) ---
+# make fuzz [FUZZ_SECONDS=20] [FUZZ_JOBS=N]: build every libFuzzer target with clang (ASan, UBSan)
+# into test/fuzz/bin/ and run each for FUZZ_SECONDS on a copy of its seed corpus.
+# make unittest-sanitize: every test/unit/*_test.c under ASan and UBSan, built into
+# test/fuzz/bin/unit/ (the plain unit binaries are untouched).
+# make fuzz-corpus: regenerate test/fuzz/corpus/ with test/fuzz/make_corpus.c (the finding* inputs
+# of past bugs are kept).
+FUZZ_CC ?= clang-14
+FUZZ_CFLAGS ?= -std=c11 -g -O1 -Wall -Wextra
+ifdef WERROR
+FUZZ_CFLAGS += -Werror
+endif
+FUZZ_SANITIZE ?= -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+# FZ_STRICT: also check the core's own results (every finding so far is fixed)
+FUZZ_DEFS ?= -DFZ_STRICT
+FUZZ_SECONDS ?= 20
+FUZZ_JOBS ?=
+FUZZ_TARGETS = validate bloom bloom_state cms topk cbloom hex
+FUZZ_BINS = $(addprefix test/fuzz/bin/fuzz_,$(FUZZ_TARGETS))
+# the core is compiled once (instrumented, without libFuzzer's main) and linked into every target
+FUZZ_CORE_OBJS = $(patsubst src/core/%.c,test/fuzz/bin/obj/%.o,$(CORE_SRCS))
+
+test/fuzz/bin/obj/%.o: src/core/%.c $(wildcard src/core/*.h)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(subst fuzzer,fuzzer-no-link,$(FUZZ_SANITIZE)) $(FUZZ_DEFS) -Isrc -c -o $@ $<
+
+test/fuzz/bin/fuzz_%: test/fuzz/fuzz_%.c test/fuzz/fuzz_common.h $(FUZZ_CORE_OBJS)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_SANITIZE) $(FUZZ_DEFS) -Isrc -o $@ $< $(FUZZ_CORE_OBJS) -lm
+
+.PHONY: fuzz fuzz-build fuzz-corpus unittest-sanitize
+fuzz-build: $(FUZZ_BINS)
+
+fuzz: fuzz-build
+	@bash test/fuzz/run.sh -s $(FUZZ_SECONDS) $(if $(FUZZ_JOBS),-j $(FUZZ_JOBS)) $(FUZZ_TARGETS)
+
+fuzz-corpus: test/fuzz/make_corpus.c $(CORE_SRCS) $(wildcard src/core/*.h)
+	@mkdir -p test/fuzz/bin
+	$(UNIT_CC) $(UNIT_CFLAGS) -o test/fuzz/bin/make_corpus $< $(CORE_SRCS) -lm
+	# keep the committed inputs of past findings (finding*), regenerate the rest
+	find test/fuzz/corpus -type f ! -name 'finding*' -delete 2>/dev/null || true
+	test/fuzz/bin/make_corpus test/fuzz/corpus
+
+UNIT_SAN_CC ?= $(UNIT_CC)
+UNIT_SAN_CFLAGS ?= -std=c11 -O1 -g -fno-omit-frame-pointer -Wall -Wextra -Isrc \
+	-fsanitize=address,undefined -fno-sanitize-recover=undefined
+ifdef WERROR
+UNIT_SAN_CFLAGS += -Werror
+endif
+UNIT_SAN_TESTS = $(patsubst test/unit/%,test/fuzz/bin/unit/%,$(UNIT_TESTS))
+
+test/fuzz/bin/unit/%_test: test/unit/%_test.c test/unit/unit.h $(CORE_SRCS) $(wildcard src/core/*.h)
+	@mkdir -p $(@D)
+	$(UNIT_SAN_CC) $(UNIT_SAN_CFLAGS) -o $@ $< $(CORE_SRCS) -lm
+
+unittest-sanitize: $(UNIT_SAN_TESTS)
+	@bash test/fuzz/unit_sanitize.sh $(UNIT_SAN_TESTS)
+
+.PHONY: fuzz-clean
+fuzz-clean:
+	rm -rf test/fuzz/bin
+clean: fuzz-clean

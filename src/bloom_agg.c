@@ -118,6 +118,8 @@ builder_trans(FunctionCallInfo fcinfo, bool counting)
 		if (PG_ARGISNULL(1))
 			PG_RETURN_POINTER(BS_VARLENA_OF(s));
 		ki = bs_key_arg(fcinfo, 1);
+		if (s[BS_OFF_FAMILY] != ki->family)		/* a crafted initial state */
+			bs_check_family(s[BS_OFF_FAMILY], ki, "bloom_agg state");
 	}
 
 	s = bs_builder_add(s, bs_key_hash(ki, PG_GETARG_DATUM(1), BS_DEFAULT_SEED),

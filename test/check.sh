@@ -33,6 +33,8 @@ BS_STAGES=(
 	"build      step   deps               stage_build"
 	"install    setup  build              stage_install"
 	"unit       suite  deps               stage_unit"
+	"unitsan    suite  deps               stage_unit_sanitize"
+	"fuzz       suite  deps               stage_fuzz"
 	"cluster    setup  install            stage_cluster_start"
 	"regress    suite  cluster            stage_regress"
 	"stop       setup  cluster            stage_cluster_stop"
@@ -69,6 +71,37 @@ stage_install() {
 
 stage_unit() {
 	bs_run "$BS_STAGE_LOG" "$(bs_time_left)" make -C "$BS_ROOT" unittest WERROR=1 PG_CONFIG="$BS_PG_CONFIG"
+}
+
+# BS_STAGE_PASSED / BS_STAGE_FAILED from the last "PREFIX: N passed, N failed" line of the stage log
+# (make unittest-sanitize ends with `unit-sanitize: ...`, make fuzz with `fuzz: ...`).
+bs_stage_counts() {
+	local line
+	line=$(grep -E "^$1: [0-9]+ passed, [0-9]+ failed\$" "$BS_STAGE_LOG" | tail -n 1)
+	[ -n "$line" ] || return 0
+	line=${line#"$1: "}
+	BS_STAGE_PASSED=${line%% passed*}
+	BS_STAGE_FAILED=${line#*passed, }
+	BS_STAGE_FAILED=${BS_STAGE_FAILED%% failed}
+}
+
+# The core's unit tests again under AddressSanitizer and UndefinedBehaviorSanitizer.
+stage_unit_sanitize() {
+	local rc=0
+	bs_run "$BS_STAGE_LOG" "$(bs_time_left)" make -C "$BS_ROOT" -j"${BS_MAKE_JOBS:-$(nproc)}" \
+		unittest-sanitize WERROR=1 PG_CONFIG="$BS_PG_CONFIG" || rc=$?
+	bs_stage_counts unit-sanitize
+	return "$rc"
+}
+
+# libFuzzer targets of the validator and of every sketch kind (test/fuzz/), each for
+# BS_FUZZ_SECONDS (20) on a copy of its seed corpus; one passed test per clean target.
+stage_fuzz() {
+	local rc=0
+	bs_run "$BS_STAGE_LOG" "$(bs_time_left)" make -C "$BS_ROOT" -j"${BS_MAKE_JOBS:-$(nproc)}" \
+		fuzz FUZZ_SECONDS="${BS_FUZZ_SECONDS:-20}" WERROR=1 PG_CONFIG="$BS_PG_CONFIG" || rc=$?
+	bs_stage_counts fuzz
+	return "$rc"
 }
 
 stage_cluster_start() {

@@ -27,8 +27,9 @@
 #   BS_SERVER_SETTINGS  extra postgresql.conf lines for the test cluster (newline-separated)
 #   BS_MAKE_JOBS        parallel make jobs for the build (number of CPUs)
 
-# Debian packages the build, the unit tests and the regression tests need.
-BS_PACKAGES="postgresql-15 postgresql-server-dev-15 libxxhash-dev build-essential libipc-run-perl"
+# Debian packages the build and the tests need (clang-14 and libclang-rt-14-dev: libFuzzer and the
+# sanitizers of test/fuzz/; llvm-14: symbolized sanitizer reports).
+BS_PACKAGES="postgresql-15 postgresql-server-dev-15 libxxhash-dev build-essential libipc-run-perl clang-14 libclang-rt-14-dev llvm-14"
 # Extra Debian packages go here (one variable, space-separated), e.g. "clang" for the fuzzers.
 : "${BS_EXTRA_PACKAGES:=}"
 

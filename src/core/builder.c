@@ -184,7 +184,8 @@ bs_builder_same_target(const uint8_t *s, bool fixed, uint64_t capacity, double f
 	if (bs_load64(s + BS_OFF_X) != fpr_bits(fpr) ||
 		((flags & BS_BUILDER_FIXED) != 0) != fixed)
 		return false;
-	return !fixed || bs_load64(s + BS_OFF_N) == capacity;
+	/* the state keeps the capacity as the double its sizing used */
+	return !fixed || bs_load64(s + BS_OFF_N) == (uint64_t) (double) capacity;
 }
 
 /*
@@ -528,7 +529,8 @@ bs_builder_check(const bs_header *h, const uint8_t *payload, uint64_t plen,
 	{
 		bs_header	bh = *h;
 
-		if (h->p3 & BS_BUILDER_HASZERO || ((h->p3 & BS_BUILDER_FIXED) ? h->n < 1 : h->n != 0))
+		if (h->p3 & BS_BUILDER_HASZERO ||
+			((h->p3 & BS_BUILDER_FIXED) ? h->n < 1 || h->n > (UINT64_C(1) << 53) : h->n != 0))
 			return bs_fail(err, BS_ERR_FORMAT, "dense bloom_agg_state has an invalid count %" PRIu64, h->n);
 		if (h->p3 & BS_BUILDER_FIXED)
 		{
@@ -590,9 +592,24 @@ bs_builder_check(const bs_header *h, const uint8_t *payload, uint64_t plen,
 			return BS_OK;
 		for (i = 0; i < slots; i++)
 		{
-			bool		full = bs_load64(payload + i * 8) != 0;
+			uint64_t	hv = bs_load64(payload + i * 8),
+						j;
+			bool		full = hv != 0;
 
 			used += full;
+			/*
+			 * Each hash once, where a lookup finds it: linear probing from
+			 * its home slot must reach it without an empty slot or a copy.
+			 */
+			for (j = full ? bs_reduce(hv, slots) : i; j != i; j = (j + 1) & (slots - 1))
+			{
+				uint64_t	o = bs_load64(payload + j * 8);
+
+				if (o == 0 || o == hv)
+					return bs_fail(err, BS_ERR_FORMAT,
+								   "bloom_agg_state's slot %" PRIu64 " holds a hash %s",
+								   i, o == 0 ? "a lookup cannot reach" : "that is also in another slot");
+			}
 			if (counting && full != (payload[slots * 8 + i] != 0))
 				return bs_fail(err, BS_ERR_FORMAT,
 							   "counting bloom_agg_state's slot %" PRIu64 " has %s",

@@ -444,7 +444,8 @@ bs_topk_check(const bs_header *h, const uint8_t *payload, uint64_t plen,
 {
 	uint64_t	cbytes,
 				fixed,
-				heap_cap;
+				heap_cap,
+				key_total = 0;
 	uint32_t	cap,
 				ncand = (uint32_t) (h->x & 0xffffffffu),
 				heap_used = (uint32_t) (h->x >> 32),
@@ -486,6 +487,12 @@ bs_topk_check(const bs_header *h, const uint8_t *payload, uint64_t plen,
 		if (off > heap_used || len > heap_used - off || len > BS_TOPK_MAX_KEY)
 			return bs_fail(err, BS_ERR_FORMAT,
 						   "topk value's candidate %u lies outside its key bytes", i);
+		/* keys may not share bytes: copies of them (compaction, merges) stay within the value's size */
+		key_total += len;
+		if (key_total > heap_used)
+			return bs_fail(err, BS_ERR_FORMAT,
+						   "topk value's candidates hold more key bytes than its %u bytes of keys",
+						   heap_used);
 		if (!key_length_fits(h->family, len))
 			return bs_fail(err, BS_ERR_FORMAT,
 						   "topk value's candidate %u has %u key bytes, wrong for %s keys",

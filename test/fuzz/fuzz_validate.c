@@ -1,0 +1,191 @@
+/*
+ * fuzz_validate.c: bs_validate() on arbitrary bytes, as every kind.
+ *
+ * Each input is checked as each of the five kinds (and as two kinds that do
+ * not exist), with the deep check (what text input, binary receive and the
+ * bytea cast use) and the quick one (what stored values get).  Checked:
+ *   - a rejection is BS_ERR_FORMAT with a message;
+ *   - whatever the deep check accepts, the quick one accepts;
+ *   - an accepted value is of the kind asked for, its header is the one
+ *     bs_header_read() decodes, and its length is what its header implies;
+ *   - the quick check's promise (format.h): every read the parameters imply
+ *     stays inside the value.  Each accepted value is read through the
+ *     core's views (probes, candidate keys, counters) without the deep
+ *     check, the buffer being libFuzzer's exact-length copy of the input.
+ * The operations on accepted values are in the per-kind targets.
+ */
+#include "fuzz_common.h"
+
+static void
+check_bloom(const uint8_t *data, size_t size, fz_rng *r)
+{
+	bs_bloom	b;
+	int			i;
+
+	bs_bloom_view((uint8_t *) data, &b);
+	FZ_CHECK(size == BS_HEADER_SIZE + bs_bloom_payload_bytes(b.m),
+			 "bloom of %" PRIu64 " bits accepted at %zu bytes", b.m, size);
+	FZ_CHECK(bs_popcount(b.bits, bs_bloom_payload_bytes(b.m)) <= b.m, "bloom has more bits set than it has");
+	for (i = 0; i < 4; i++)
+		(void) bs_bloom_contains_hash(b.bits, b.m, b.k, fz_next(r));
+}
+
+static void
+check_state(const uint8_t *data, size_t size, const bs_header *h)
+{
+	uint64_t	m,
+				total;
+	uint32_t	k;
+	bs_error	err;
+
+	FZ_CHECK(bs_builder_size(data) == size, "bloom_agg_state accepted at %zu bytes, its header says %zu",
+			 size, bs_builder_size(data));
+	(void) fz_touch(data + BS_HEADER_SIZE, size - BS_HEADER_SIZE);
+	/* The final function's first steps: the shape must be one bs_bloom_size accepts. */
+	bs_builder_result_shape(data, &m, &k);
+	FZ_CHECK(bs_bloom_check_shape(m, k, &err) == BS_OK && bs_bloom_size(m, &total, &err) == BS_OK,
+			 "bloom_agg_state (flags 0x%x, p1 %" PRIu64 ", n %" PRIu64 ") gives an invalid result shape %" PRIu64 " bits, %u hashes: %s",
+			 h->p3, h->p1, h->n, m, k, err.msg);
+	if (bs_builder_is_counting(data))
+		FZ_CHECK(bs_cbloom_size(m, BS_CBLOOM_DEFAULT_BITS, &total, &err) == BS_OK,
+				 "counting bloom_agg_state gives %" PRIu64 " counters, refused by bs_cbloom_size: %s", m, err.msg);
+}
+
+static void
+check_cms(const uint8_t *data, size_t size, bool deep, fz_rng *r)
+{
+	bs_cms		c;
+	uint64_t	row,
+				col;
+	int			i;
+
+	bs_cms_view((uint8_t *) data, &c);
+	FZ_CHECK(size == BS_HEADER_SIZE + c.width * c.depth * 8,
+			 "cms of width %" PRIu64 " and depth %u accepted at %zu bytes", c.width, c.depth, size);
+	for (i = 0; i < 4; i++)
+	{
+		uint64_t	f = bs_cms_frequency(&c, fz_next(r));
+
+		FZ_CHECK(!deep || f <= c.total, "cms estimate %" PRIu64 " above its total %" PRIu64, f, c.total);
+	}
+	if (deep)
+		for (row = 0; row < c.depth; row++)
+		{
+			unsigned __int128 sum = 0;
+
+			for (col = 0; col < c.width; col++)
+				sum += bs_load64(c.counters + (row * c.width + col) * 8);
+			FZ_CHECK(sum == c.total, "cms row %" PRIu64 " does not sum to the total", row);
+		}
+}
+
+static void
+check_topk(const uint8_t *data, size_t size, bool deep, fz_rng *r)
+{
+	bs_topk		t;
+	uint32_t	i;
+
+	bs_topk_view((uint8_t *) data, size, &t);
+	FZ_CHECK(t.heap >= data && (size_t) (t.heap - data) <= size && t.ncand <= t.cap &&
+			 t.heap_used <= t.heap_cap && t.k >= 1 && t.k <= BS_TOPK_MAX_K,
+			 "topk view out of its value: %u of %u candidates, %u of %" PRIu64 " key bytes",
+			 t.ncand, t.cap, t.heap_used, t.heap_cap);
+	(void) bs_cms_frequency(&t.cms, fz_next(r));
+	for (i = 0; i < t.ncand; i++)
+	{
+		bs_topk_item it;
+
+		bs_topk_item_at(&t, i, &it);
+		FZ_CHECK(it.key >= t.heap && it.key + it.len <= t.heap + t.heap_used,
+				 "topk candidate %u's key lies outside the used key bytes", i);
+		(void) fz_touch(it.key, it.len);
+		if (deep)
+		{
+			FZ_CHECK(bs_hash_bytes(it.key, it.len, t.cms.seed) == it.hash,
+					 "topk candidate %u accepted with a wrong hash", i);
+			FZ_CHECK(it.count <= t.cms.total, "topk candidate %u counts past the total", i);
+		}
+	}
+}
+
+static void
+check_cbloom(const uint8_t *data, size_t size, fz_rng *r)
+{
+	bs_cbloom	c;
+	uint64_t	need;
+	int			i;
+
+	bs_cbloom_view((uint8_t *) data, &c);
+	need = c.bits == 8 ? c.m : c.m / 2 + c.m % 2;
+	FZ_CHECK((c.bits == 4 || c.bits == 8) && size == BS_HEADER_SIZE + need,
+			 "cbloom of %" PRIu64 " %u-bit counters accepted at %zu bytes", c.m, c.bits, size);
+	(void) bs_cbloom_get(&c, 0);
+	(void) bs_cbloom_get(&c, c.m - 1);
+	for (i = 0; i < 4; i++)
+	{
+		uint64_t	h = fz_next(r);
+
+		(void) bs_cbloom_contains_hash(&c, h);
+		FZ_CHECK(bs_cbloom_count_hash(&c, h) <= c.max, "cbloom count above the counter maximum");
+	}
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const int kinds[] = {BS_KIND_BLOOM, BS_KIND_BLOOM_STATE, BS_KIND_CMS,
+	BS_KIND_TOPK, BS_KIND_CBLOOM, 0, 6};
+	size_t		ki;
+
+	for (ki = 0; ki < sizeof(kinds) / sizeof(kinds[0]); ki++)
+	{
+		bs_kind		kind = (bs_kind) kinds[ki];
+		int			d;
+		bs_status	st[2];
+
+		for (d = 0; d < 2; d++)
+		{
+			bool		deep = d == 0;
+			bs_header	h,
+						raw;
+			bs_error	err;
+			fz_rng		r = fz_rng_for(data, size);
+
+			memset(&err, 0, sizeof(err));
+			st[d] = bs_validate(data, size, kind, deep, &h, &err);
+			if (st[d] != BS_OK)
+			{
+				fz_check_rejection(st[d], &err, bs_kind_name(kind));
+				continue;
+			}
+			FZ_CHECK(kind >= BS_KIND_BLOOM && kind <= BS_KIND_CBLOOM,
+					 "bs_validate accepted a value as kind %d", (int) kind);
+			bs_header_read(data, &raw);
+			FZ_CHECK(raw.version == h.version && raw.kind == h.kind && raw.hash_alg == h.hash_alg &&
+					 raw.family == h.family && raw.seed == h.seed && raw.p1 == h.p1 && raw.p2 == h.p2 &&
+					 raw.p3 == h.p3 && raw.n == h.n && raw.x == h.x && h.kind == kind,
+					 "bs_validate's header differs from bs_header_read's");
+			switch (kind)
+			{
+				case BS_KIND_BLOOM:
+					check_bloom(data, size, &r);
+					break;
+				case BS_KIND_BLOOM_STATE:
+					check_state(data, size, &h);
+					break;
+				case BS_KIND_CMS:
+					check_cms(data, size, deep, &r);
+					break;
+				case BS_KIND_TOPK:
+					check_topk(data, size, deep, &r);
+					break;
+				case BS_KIND_CBLOOM:
+					check_cbloom(data, size, &r);
+					break;
+			}
+		}
+		FZ_CHECK(st[0] != BS_OK || st[1] == BS_OK,
+				 "%s value passes the deep check but fails the quick one", bs_kind_name(kind));
+	}
+	return 0;
+}

@@ -1,0 +1,553 @@
+/*
+ * make_corpus.c: the seed corpus of the fuzz targets, made by the core's own
+ * constructors (bs_bloom_init, bs_builder_new_* and bs_builder_add,
+ * bs_cms_init and bs_cms_add, bs_topk_init / bs_topk_add / bs_topk_compact,
+ * bs_cbloom_init / bs_cbloom_add_hash, bs_builder_finish_counting), so every
+ * file is a valid value of its kind and shape variant.  Deterministic: the
+ * keys come from splitmix64, so a rerun writes the same bytes.
+ *
+ *   make fuzz-corpus                  (= build this, then run it on test/fuzz/corpus)
+ *   cc -std=c11 -O2 -Isrc -o /tmp/make_corpus test/fuzz/make_corpus.c src/core/?*.c -lm
+ *   /tmp/make_corpus test/fuzz/corpus
+ *
+ * Writes OUTDIR/<target>/<name> for the targets bloom, bloom_state, cms,
+ * topk, cbloom (values of that kind), validate (all values but the large
+ * dense state) and hex (the text form of the small ones, plus edge texts).
+ * Every value is checked with bs_validate(deep) before it is written.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "core/bloom.h"
+#include "core/builder.h"
+#include "core/cbloom.h"
+#include "core/cms.h"
+#include "core/endian.h"
+#include "core/format.h"
+#include "core/hash.h"
+#include "core/topk.h"
+
+/* Values at most this long also go to validate/; at most HEX_MAX to hex/. */
+#define VALIDATE_MAX 65536
+#define HEX_MAX 1024
+
+static const char *outdir;
+static int	nfiles;
+static size_t nbytes;
+
+static void die(const char *fmt, const char *arg) __attribute__((noreturn));
+
+static void
+die(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "make_corpus: ");
+	fprintf(stderr, fmt, arg);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+/* ---- memory: everything is kept until exit ---- */
+
+static uint8_t *
+gen_alloc(void *ctx, size_t len)
+{
+	uint8_t    *p = calloc(1, len == 0 ? 1 : len);
+
+	(void) ctx;
+	if (p == NULL)
+		die("out of memory%s", "");
+	return p;
+}
+
+static const bs_allocator alloc = {gen_alloc, NULL};
+
+/* ---- deterministic keys (splitmix64) ---- */
+
+static uint64_t rng_state = 20240601;
+
+static uint64_t
+next(void)
+{
+	uint64_t	z = (rng_state += UINT64_C(0x9e3779b97f4a7c15));
+
+	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+	return z ^ (z >> 31);
+}
+
+static uint64_t
+below(uint64_t n)
+{
+	return next() % n;
+}
+
+/* ---- writing ---- */
+
+static void
+mkdir_p(const char *path)
+{
+	if (mkdir(path, 0777) != 0 && errno != EEXIST)
+		die("cannot create %s", path);
+}
+
+static void
+write_file(const char *target, const char *name, const void *buf, size_t len)
+{
+	char		path[4096];
+	FILE	   *f;
+
+	snprintf(path, sizeof(path), "%s/%s", outdir, target);
+	mkdir_p(path);
+	snprintf(path, sizeof(path), "%s/%s/%s", outdir, target, name);
+	f = fopen(path, "wb");
+	if (f == NULL || fwrite(buf, 1, len, f) != len || fclose(f) != 0)
+		die("cannot write %s", path);
+	nfiles++;
+	nbytes += len;
+}
+
+static const char *
+target_of(bs_kind kind)
+{
+	return kind == BS_KIND_BLOOM_STATE ? "bloom_state" : bs_kind_name(kind);
+}
+
+/* Check a value and write it to its kind's corpus, validate/ and hex/. */
+static void
+keep(bs_kind kind, const char *name, const uint8_t *buf, size_t len)
+{
+	bs_error	err;
+	char		vname[256];
+
+	if (bs_validate(buf, len, kind, true, NULL, &err) != BS_OK)
+	{
+		fprintf(stderr, "make_corpus: %s %s is not valid: %s\n", bs_kind_name(kind), name, err.msg);
+		exit(1);
+	}
+	write_file(target_of(kind), name, buf, len);
+	snprintf(vname, sizeof(vname), "%s-%s", target_of(kind), name);
+	if (len <= VALIDATE_MAX)
+		write_file("validate", vname, buf, len);
+	if (len <= HEX_MAX)
+	{
+		char	   *text = malloc(bs_hex_encoded_len(len));
+
+		bs_hex_encode(buf, len, text);
+		write_file("hex", vname, text, bs_hex_encoded_len(len));
+		free(text);
+	}
+}
+
+/* ---- bloom ---- */
+
+static uint8_t *
+new_bloom(uint64_t m, uint32_t k, uint8_t family, uint64_t seed, size_t *len)
+{
+	uint64_t	total;
+	uint8_t    *buf;
+
+	if (bs_bloom_check_shape(m, k, NULL) != BS_OK || bs_bloom_size(m, &total, NULL) != BS_OK)
+		die("bad bloom shape%s", "");
+	buf = gen_alloc(NULL, (size_t) total);
+	bs_bloom_init(buf, m, k, family, seed);
+	*len = (size_t) total;
+	return buf;
+}
+
+static void
+bloom(const char *name, uint64_t m, uint32_t k, uint8_t family, uint64_t seed, int nkeys)
+{
+	size_t		len;
+	uint8_t    *buf = new_bloom(m, k, family, seed, &len);
+	int			i;
+
+	for (i = 0; i < nkeys; i++)
+		bs_bloom_add_hash(buf + BS_HEADER_SIZE, m, k, next());
+	keep(BS_KIND_BLOOM, name, buf, len);
+}
+
+/* bloom_empty(capacity, fpr) with keys added. */
+static void
+bloom_for(const char *name, double capacity, double fpr, uint8_t family, int nkeys)
+{
+	uint64_t	m;
+	uint32_t	k;
+
+	if (bs_bloom_optimal_bits(capacity, fpr, &m, NULL) != BS_OK ||
+		bs_bloom_optimal_hashes(m, capacity, &k, NULL) != BS_OK)
+		die("bad bloom parameters for %s", name);
+	bloom(name, m, k, family, BS_DEFAULT_SEED, nkeys);
+}
+
+static void
+make_bloom(void)
+{
+	bloom("m1-k1-empty", 1, 1, BS_FAMILY_NONE, 0, 0);
+	bloom("m13-k3-int", 13, 3, BS_FAMILY_INTEGER, 0, 2);
+	bloom("m64-k64-text", 64, 64, BS_FAMILY_TEXT, 0, 1);
+	bloom("m100-k7-int", 100, 7, BS_FAMILY_INTEGER, 0, 10);
+	bloom("m720-k4-bytea", 720, 4, BS_FAMILY_BYTEA, 0, 30);
+	bloom("m1000-k5-uuid", 1000, 5, BS_FAMILY_UUID, 0, 100);
+	bloom("m4099-k2-seed7-timestamptz", 4099, 2, BS_FAMILY_TIMESTAMPTZ, 7, 300);
+	bloom("m8-k3-full-float", 8, 3, BS_FAMILY_FLOAT, 0, 100);
+	bloom("m4096-k1-date", 4096, 1, BS_FAMILY_DATE, 0, 20);
+	bloom_for("cap1000-fpr0.01-numeric", 1000, 0.01, BS_FAMILY_NUMERIC, 300);
+	bloom_for("cap10-fpr1e-19-timestamp", 10, 1e-19, BS_FAMILY_TIMESTAMP, 10);
+}
+
+/* ---- bloom_agg_state ---- */
+
+static uint8_t *
+add_hashes(uint8_t *s, int n, bool zero, int repeat)
+{
+	int			i,
+				j;
+
+	if (zero)
+		for (j = 0; j < repeat; j++)
+			s = bs_builder_add(s, 0, &alloc);
+	for (i = 0; i < n; i++)
+	{
+		uint64_t	h = next();
+
+		for (j = 0; j < repeat; j++)
+			s = bs_builder_add(s, h, &alloc);
+	}
+	if (s == NULL)
+		die("state full%s", "");
+	return s;
+}
+
+static void
+state_auto(const char *name, double fpr, uint8_t family, uint64_t seed, int n, bool zero)
+{
+	uint8_t    *s;
+
+	if (bs_builder_new_auto(fpr, family, seed, &alloc, &s, NULL) != BS_OK)
+		die("bs_builder_new_auto for %s", name);
+	s = add_hashes(s, n, zero, 1);
+	keep(BS_KIND_BLOOM_STATE, name, s, bs_builder_size(s));
+}
+
+static void
+state_counting(const char *name, double fpr, uint8_t family, int n, bool zero, int repeat,
+			   int saturated)
+{
+	uint8_t    *s;
+	int			i;
+
+	if (bs_builder_new_counting(fpr, family, 0, &alloc, &s, NULL) != BS_OK)
+		die("bs_builder_new_counting for %s", name);
+	s = add_hashes(s, n, zero, repeat);
+	if (saturated)
+	{
+		uint64_t	h = next();
+
+		for (i = 0; i < saturated; i++)
+			s = bs_builder_add(s, h, &alloc);
+	}
+	keep(BS_KIND_BLOOM_STATE, name, s, bs_builder_size(s));
+}
+
+static void
+state_fixed(const char *name, double capacity, double fpr, uint8_t family, int n)
+{
+	uint8_t    *s;
+
+	if (bs_builder_new_fixed(capacity, fpr, family, 0, &alloc, &s, NULL) != BS_OK)
+		die("bs_builder_new_fixed for %s", name);
+	s = add_hashes(s, n, false, 1);
+	keep(BS_KIND_BLOOM_STATE, name, s, bs_builder_size(s));
+}
+
+static void
+make_state(void)
+{
+	state_auto("auto-empty-0.01", 0.01, BS_FAMILY_NONE, 0, 0, false);
+	state_auto("auto-5-zero-0.001-int", 0.001, BS_FAMILY_INTEGER, 0, 5, true);
+	state_auto("auto-100-0.05-text", 0.05, BS_FAMILY_TEXT, 0, 100, false);
+	state_auto("auto-300-0.01-uuid-seed3", 0.01, BS_FAMILY_UUID, 3, 300, true);
+	state_auto("auto-12-fpr2pow-64-bytea", 0x1p-64, BS_FAMILY_BYTEA, 0, 12, false);
+	state_auto("auto-7-0.9-float", 0.9, BS_FAMILY_FLOAT, 0, 7, true);
+	state_counting("counting-empty", 0.01, BS_FAMILY_NONE, 0, false, 1, 0);
+	state_counting("counting-5-zero-int", 0.01, BS_FAMILY_INTEGER, 5, true, 1, 0);
+	state_counting("counting-20x3-zero-saturated-text", 0.02, BS_FAMILY_TEXT, 20, true, 3, 300);
+	state_counting("counting-60-0.001-date", 0.001, BS_FAMILY_DATE, 60, false, 2, 16);
+	state_fixed("fixed-100-0.01-int", 100, 0.01, BS_FAMILY_INTEGER, 50);
+	state_fixed("fixed-3-0.3-empty", 3, 0.3, BS_FAMILY_NONE, 0);
+	state_fixed("fixed-1-0.5-text", 1, 0.5, BS_FAMILY_TEXT, 1);
+	state_fixed("fixed-1000-0.001-timestamptz", 1000, 0.001, BS_FAMILY_TIMESTAMPTZ, 700);
+	/*
+	 * A dense auto-sized state: more than BS_BUILDER_EXACT_LIMIT distinct
+	 * hashes at a rate whose M is one fold unit (746496 bits, 93360 bytes),
+	 * the smallest a dense auto state can be.  Only in bloom_state/.
+	 */
+	state_auto("dense-auto-1-1e-10-numeric", 1 - 1e-10, BS_FAMILY_NUMERIC, 0,
+			   (int) BS_BUILDER_EXACT_LIMIT + 5, false);
+}
+
+/* ---- cms ---- */
+
+static void
+cms(const char *name, uint64_t width, uint32_t depth, uint8_t family, uint64_t seed, int nkeys,
+	uint64_t maxcount, uint64_t topup)
+{
+	uint64_t	total;
+	uint8_t    *buf;
+	bs_cms		c;
+	int			i;
+
+	if (bs_cms_size(width, depth, &total, NULL) != BS_OK)
+		die("bad cms shape for %s", name);
+	buf = gen_alloc(NULL, (size_t) total);
+	bs_cms_init(buf, width, depth, family, seed);
+	bs_cms_view(buf, &c);
+	for (i = 0; i < nkeys; i++)
+	{
+		uint64_t	h = next(),
+					count = 1 + below(maxcount);	/* in this order: the corpus must not depend on the compiler */
+
+		if (bs_cms_add(&c, h, count, NULL) != BS_OK)
+			die("cms add for %s", name);
+	}
+	if (topup && bs_cms_add(&c, next(), topup - c.total, NULL) != BS_OK)
+		die("cms top-up for %s", name);
+	keep(BS_KIND_CMS, name, buf, (size_t) total);
+}
+
+static void
+make_cms(void)
+{
+	cms("1x1-empty", 1, 1, BS_FAMILY_NONE, 0, 0, 1, 0);
+	cms("4x2-int", 4, 2, BS_FAMILY_INTEGER, 0, 3, 5, 0);
+	cms("10x3-seed7-text", 10, 3, BS_FAMILY_TEXT, 7, 100, 1000, 0);
+	cms("1x64-uuid", 1, 64, BS_FAMILY_UUID, 0, 5, 3, 0);
+	cms("272x7-timestamptz", 272, 7, BS_FAMILY_TIMESTAMPTZ, 0, 2000, 50, 0);
+	cms("5x2-bytea-total-2pow63-1", 5, 2, BS_FAMILY_BYTEA, 0, 4, 100, (uint64_t) INT64_MAX);
+	cms("3x3-float-total-2pow62", 3, 3, BS_FAMILY_FLOAT, 0, 2, 10, UINT64_C(1) << 62);
+	cms("64x5-empty-date", 64, 5, BS_FAMILY_DATE, 0, 0, 1, 0);
+}
+
+/* ---- topk ---- */
+
+#define KEY_MAX 128
+
+static uint32_t
+key_for(uint8_t family, uint64_t i, uint8_t *key)
+{
+	uint64_t	h = i * UINT64_C(0x9e3779b97f4a7c15);
+
+	switch (family)
+	{
+		case BS_FAMILY_UUID:
+			bs_store64(key, h);
+			bs_store64(key + 8, ~h);
+			return 16;
+		case BS_FAMILY_TEXT:
+		case BS_FAMILY_NUMERIC:
+			{
+				int			n = snprintf((char *) key, KEY_MAX, family == BS_FAMILY_TEXT ? "key%" PRIu64 : "%" PRIu64 ".5", i);
+
+				return n < 0 ? 0 : n >= KEY_MAX ? KEY_MAX - 1 : (uint32_t) n;
+			}
+		case BS_FAMILY_BYTEA:
+			{
+				uint32_t	n = (uint32_t) (i % 13),
+							j;
+
+				for (j = 0; j < n; j++)
+					key[j] = (uint8_t) (h >> (8 * (j % 8)));
+				return n;
+			}
+		default:
+			bs_store64(key, i);
+			return 8;
+	}
+}
+
+static void
+topk(const char *name, uint64_t width, uint32_t depth, uint32_t k, uint64_t heap_cap,
+	 uint8_t family, uint64_t seed, int nadds, int distinct, bool canonical, uint64_t bigcount)
+{
+	uint64_t	total;
+	uint8_t    *buf;
+	size_t		len;
+	int			i;
+
+	if (bs_topk_size(width, depth, k, heap_cap, &total, NULL) != BS_OK)
+		die("bad topk shape for %s", name);
+	len = (size_t) total;
+	buf = gen_alloc(NULL, len);
+	bs_topk_init(buf, width, depth, k, heap_cap, family, seed);
+	for (i = 0; i < nadds; i++)
+	{
+		uint8_t		key[KEY_MAX];
+		/* skewed: the smaller of two uniform draws */
+		uint64_t	a = below((uint64_t) distinct),
+					b = below((uint64_t) distinct),
+					item = a < b ? a : b;
+		uint32_t	klen = key_for(family, item, key);
+		bs_error	err;
+		bs_status	st;
+		uint64_t	count = (i == 0 && bigcount) ? bigcount : 1 + below(3);
+
+		buf = bs_topk_add(buf, &len, bs_hash_bytes(key, klen, seed), key, klen, family, count,
+						  &alloc, &err, &st);
+		if (buf == NULL)
+			die("topk add: %s", err.msg);
+	}
+	if (canonical)
+		buf = bs_topk_compact(buf, len, &alloc, &len);
+	keep(BS_KIND_TOPK, name, buf, len);
+}
+
+static void
+make_topk(void)
+{
+	topk("empty-k1-1x1-int", 1, 1, 1, 0, BS_FAMILY_INTEGER, 0, 0, 1, false, 0);
+	topk("empty-k2-5x2-text-spare", 5, 2, 2, 32, BS_FAMILY_TEXT, 0, 0, 1, false, 0);
+	topk("empty-k3-4x2-none", 4, 2, 3, 0, BS_FAMILY_NONE, 0, 0, 1, true, 0);
+	topk("int-k1-3x1-canon", 3, 1, 1, 0, BS_FAMILY_INTEGER, 0, 5, 3, true, 0);
+	topk("int-k2-7x3-state", 7, 3, 2, 16, BS_FAMILY_INTEGER, 0, 30, 9, false, 0);
+	topk("int-k3-16x4-canon", 16, 4, 3, 0, BS_FAMILY_INTEGER, 0, 60, 20, true, 0);
+	topk("text-k2-9x2-state", 9, 2, 2, 8, BS_FAMILY_TEXT, 0, 40, 12, false, 0);
+	topk("text-k4-20x3-canon", 20, 3, 4, 0, BS_FAMILY_TEXT, 0, 80, 30, true, 0);
+	topk("text-k5-32x2-seed9-canon", 32, 2, 5, 0, BS_FAMILY_TEXT, 9, 50, 8, true, 0);
+	topk("bytea-k3-11x3-state", 11, 3, 3, 40, BS_FAMILY_BYTEA, 0, 100, 40, false, 0);
+	topk("uuid-k2-8x2-canon", 8, 2, 2, 0, BS_FAMILY_UUID, 0, 20, 6, true, 0);
+	topk("uuid-k3-13x5-state", 13, 5, 3, 0, BS_FAMILY_UUID, 0, 40, 10, false, 0);
+	topk("float-k1-2x2-canon", 2, 2, 1, 0, BS_FAMILY_FLOAT, 0, 10, 4, true, 0);
+	topk("date-k6-64x1-canon", 64, 1, 6, 0, BS_FAMILY_DATE, 0, 200, 60, true, 0);
+	topk("timestamptz-k2-6x2-state", 6, 2, 2, 100, BS_FAMILY_TIMESTAMPTZ, 0, 12, 5, false, 0);
+	topk("timestamp-k2-4x2-canon", 4, 2, 2, 0, BS_FAMILY_TIMESTAMP, 0, 15, 7, true, 0);
+	topk("numeric-k3-10x2-state", 10, 2, 3, 24, BS_FAMILY_NUMERIC, 0, 40, 15, false, 0);
+	topk("int-k2-4x2-total-near-max", 4, 2, 2, 0, BS_FAMILY_INTEGER, 0, 6, 4, true,
+		 (uint64_t) INT64_MAX - 100);
+	topk("text-k50-8x2-canon", 8, 2, 50, 0, BS_FAMILY_TEXT, 0, 600, 200, true, 0);
+}
+
+/* ---- cbloom ---- */
+
+static uint8_t *
+new_cbloom(uint64_t m, uint32_t k, uint32_t bits, uint8_t family, uint64_t seed, size_t *len)
+{
+	uint64_t	total;
+	uint8_t    *buf;
+
+	if (bs_cbloom_check_shape(m, k, bits, NULL) != BS_OK || bs_cbloom_size(m, bits, &total, NULL) != BS_OK)
+		die("bad cbloom shape%s", "");
+	buf = gen_alloc(NULL, (size_t) total);
+	bs_cbloom_init(buf, m, k, bits, family, seed);
+	*len = (size_t) total;
+	return buf;
+}
+
+static void
+cbloom(const char *name, uint64_t m, uint32_t k, uint32_t bits, uint8_t family, uint64_t seed,
+	   int nkeys, uint64_t maxcount, int removes)
+{
+	size_t		len;
+	uint8_t    *buf = new_cbloom(m, k, bits, family, seed, &len);
+	bs_cbloom	c;
+	uint64_t	first = 0;
+	int			i;
+
+	bs_cbloom_view(buf, &c);
+	for (i = 0; i < nkeys; i++)
+	{
+		uint64_t	h = next();
+
+		if (i == 0)
+			first = h;
+		bs_cbloom_add_hash(&c, h, 1 + below(maxcount));
+	}
+	for (i = 0; i < removes; i++)
+		if (bs_cbloom_remove_hash(&c, first, NULL) != BS_OK)
+			break;
+	keep(BS_KIND_CBLOOM, name, buf, len);
+}
+
+static void
+cbloom_from_state(const char *name, int n)
+{
+	uint8_t    *s,
+			   *out;
+	uint64_t	m,
+				total;
+	uint32_t	k;
+
+	if (bs_builder_new_counting(0.01, BS_FAMILY_TEXT, 0, &alloc, &s, NULL) != BS_OK)
+		die("bs_builder_new_counting for %s", name);
+	s = add_hashes(s, n, true, 2);
+	bs_builder_result_shape(s, &m, &k);
+	if (bs_cbloom_size(m, BS_CBLOOM_DEFAULT_BITS, &total, NULL) != BS_OK)
+		die("bad counting result shape for %s", name);
+	out = gen_alloc(NULL, (size_t) total);
+	bs_builder_finish_counting(s, m, k, BS_CBLOOM_DEFAULT_BITS, out);
+	keep(BS_KIND_CBLOOM, name, out, (size_t) total);
+}
+
+static void
+make_cbloom(void)
+{
+	uint64_t	m;
+	uint32_t	k;
+
+	cbloom("4bit-m1-k1-empty", 1, 1, 4, BS_FAMILY_NONE, 0, 0, 1, 0);
+	cbloom("4bit-m13-k3-int", 13, 3, 4, BS_FAMILY_INTEGER, 0, 4, 2, 0);
+	cbloom("8bit-m100-k7-text", 100, 7, 8, BS_FAMILY_TEXT, 0, 10, 3, 0);
+	cbloom("4bit-m20-k2-saturated-uuid", 20, 2, 4, BS_FAMILY_UUID, 0, 3, 40, 0);
+	cbloom("8bit-m16-k3-saturated-float", 16, 3, 8, BS_FAMILY_FLOAT, 0, 4, 400, 0);
+	cbloom("4bit-m77-k5-seed7-removed-bytea", 77, 5, 4, BS_FAMILY_BYTEA, 7, 12, 3, 2);
+	cbloom("8bit-m1-k64-date", 1, 64, 8, BS_FAMILY_DATE, 0, 1, 1, 0);
+	if (bs_cbloom_optimal_shape(1000, 0.01, 4, &m, &k, NULL) != BS_OK)
+		die("cbloom shape%s", "");
+	cbloom("4bit-cap1000-fpr0.01-timestamptz", m, k, 4, BS_FAMILY_TIMESTAMPTZ, 0, 300, 2, 0);
+	cbloom_from_state("4bit-from-counting-state-text", 40);
+}
+
+/* ---- hex edge texts ---- */
+
+static void
+make_hex_edges(void)
+{
+	static const char *const edges[] = {
+		"", "\\", "\\x", "\\x0", "\\x00", "\\xAbCd", "\\xg0", "x\\00", "\\X00", "\\x0\n",
+		"\\x42534b5401010100", "\\x42534B54010101000000000000000000"
+	};
+	size_t		i;
+	char		name[32];
+
+	for (i = 0; i < sizeof(edges) / sizeof(edges[0]); i++)
+	{
+		snprintf(name, sizeof(name), "edge-%02zu", i);
+		write_file("hex", name, edges[i], strlen(edges[i]));
+	}
+}
+
+int
+main(int argc, char **argv)
+{
+	if (argc != 2)
+	{
+		fprintf(stderr, "usage: %s OUTDIR   (writes OUTDIR/<target>/<name>)\n", argv[0]);
+		return 2;
+	}
+	outdir = argv[1];
+	mkdir_p(outdir);
+	make_bloom();
+	make_state();
+	make_cms();
+	make_topk();
+	make_cbloom();
+	make_hex_edges();
+	printf("make_corpus: %d files, %zu bytes in %s\n", nfiles, nbytes, outdir);
+	return 0;
+}

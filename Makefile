@@ -19,6 +19,9 @@ ifdef WERROR
 PG_CPPFLAGS += -Werror
 endif
 
+# set before the PGXS include, which reads it into its clean rule
+EXTRA_CLEAN = $(patsubst %.c,%,$(wildcard test/unit/*_test.c)) test/bench/micro
+
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
@@ -43,7 +46,6 @@ test/unit/%_test: test/unit/%_test.c test/unit/unit.h $(CORE_SRCS) $(wildcard sr
 unittest: $(UNIT_TESTS)
 	@bash test/unit/run.sh $(UNIT_TESTS)
 
-EXTRA_CLEAN = $(UNIT_TESTS)
 
 # --- benchmarks (test/bench/README.md; not part of the tests) ---
 # `make bench` runs the whole suite (test/bench/run.sh: throwaway cluster, SQL cases, then the C

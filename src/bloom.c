@@ -303,11 +303,7 @@ bloom_info(PG_FUNCTION_ARGS)
 	values[3] = Float8GetDatum((double) x / (double) b.m);
 	values[4] = Float8GetDatum(bs_bloom_cardinality(b.m, b.k, x));
 	values[5] = Float8GetDatum(bs_bloom_fpr_from_fill(b.m, b.k, x));
-	values[6] = Int32GetDatum((int32) (ref.len + VARHDRSZ));
-	values[7] = CStringGetTextDatum(bs_family_name(b.family));
-	values[8] = Int32GetDatum((int32) ref.data[4]);
-	values[9] = CStringGetTextDatum("xxh3_64");
-	values[10] = Int64GetDatum((int64) b.seed);
+	bs_info_format_columns(&values[6], &ref, true);
 	bs_sketch_release(&ref);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }

@@ -285,11 +285,7 @@ cbloom_info(PG_FUNCTION_ARGS)
 	values[5] = Float8GetDatum((double) (c.m - zero) / (double) c.m);
 	values[6] = Float8GetDatum(bs_bloom_cardinality(c.m, c.k, c.m - zero));
 	values[7] = Float8GetDatum(bs_bloom_fpr_from_fill(c.m, c.k, c.m - zero));
-	values[8] = Int32GetDatum((int32) (ref.len + VARHDRSZ));
-	values[9] = CStringGetTextDatum(bs_family_name(c.family));
-	values[10] = Int32GetDatum((int32) ref.data[4]);
-	values[11] = CStringGetTextDatum("xxh3_64");
-	values[12] = Int64GetDatum((int64) c.seed);
+	bs_info_format_columns(&values[8], &ref, true);
 	values[13] = Int32GetDatum((int32) c.max);
 	bs_sketch_release(&ref);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));

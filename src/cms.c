@@ -272,11 +272,7 @@ cms_info(PG_FUNCTION_ARGS)
 	values[2] = Float8GetDatum(bs_cms_epsilon(c.width));
 	values[3] = Float8GetDatum(bs_cms_delta(c.depth));
 	values[4] = Int64GetDatum((int64) c.total);
-	values[5] = Int32GetDatum((int32) (ref.len + VARHDRSZ));
-	values[6] = CStringGetTextDatum(bs_family_name(c.family));
-	values[7] = Int32GetDatum((int32) ref.data[4]);
-	values[8] = CStringGetTextDatum("xxh3_64");
-	values[9] = Int64GetDatum((int64) c.seed);
+	bs_info_format_columns(&values[5], &ref, true);
 	bs_sketch_release(&ref);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }

@@ -131,6 +131,13 @@ extern Datum bs_sketch_recv(FunctionCallInfo fcinfo, bs_kind kind);
 extern Datum bs_sketch_send(FunctionCallInfo fcinfo, bs_kind kind);
 extern Datum bs_sketch_from_bytea(FunctionCallInfo fcinfo, bs_kind kind);
 
+/*
+ * The format columns every *_info function ends with, into values[0..]:
+ * bytes (with the length word), key_family, format_version and, when
+ * with_hash, hash_algorithm and seed.  Read from the header of ref.
+ */
+extern void bs_info_format_columns(Datum *values, const bs_sketch_ref *ref, bool with_hash);
+
 /* Byte equality of sketch arguments 0 and 1, and the hash of argument 0 (= and hash opclasses). */
 extern bool bs_sketch_args_equal(FunctionCallInfo fcinfo, bs_kind kind);
 extern Datum bs_sketch_arg_hash(FunctionCallInfo fcinfo, bs_kind kind);

@@ -174,3 +174,19 @@ bs_state_arg(FunctionCallInfo fcinfo, int argno, bs_kind kind)
 		state = (struct varlena *) bs_sketch_arg_copy(fcinfo, argno, kind);
 	return BS_DATA(state);
 }
+
+void
+bs_info_format_columns(Datum *values, const bs_sketch_ref *ref, bool with_hash)
+{
+	bs_header	h;
+
+	bs_header_read(ref->data, &h);
+	values[0] = Int32GetDatum((int32) (ref->len + VARHDRSZ));
+	values[1] = CStringGetTextDatum(bs_family_name(h.family));
+	values[2] = Int32GetDatum((int32) h.version);
+	if (with_hash)
+	{
+		values[3] = CStringGetTextDatum("xxh3_64");
+		values[4] = Int64GetDatum((int64) h.seed);
+	}
+}

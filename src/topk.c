@@ -263,9 +263,7 @@ topk_info(PG_FUNCTION_ARGS)
 	values[4] = Float8GetDatum(bs_cms_delta(t.cms.depth));
 	values[5] = Int64GetDatum((int64) t.cms.total);
 	values[6] = Int32GetDatum((int32) t.ncand);
-	values[7] = Int32GetDatum((int32) (ref.len + VARHDRSZ));
-	values[8] = CStringGetTextDatum(bs_family_name(t.cms.family));
-	values[9] = Int32GetDatum((int32) ref.data[4]);
+	bs_info_format_columns(&values[7], &ref, false);
 	bs_sketch_release(&ref);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }

@@ -37,6 +37,7 @@ BS_STAGES=(
 	"fuzz       suite  deps               stage_fuzz"
 	"cluster    setup  install            stage_cluster_start"
 	"regress    suite  cluster            stage_regress"
+	"docs       suite  cluster            stage_docs"
 	"stop       setup  cluster            stage_cluster_stop"
 	"tap        suite  install            stage_tap"
 )
@@ -120,6 +121,16 @@ stage_regress() {
 			echo "==== end of $f ($(wc -l <"$f") lines) ===="
 		done
 	fi
+	return "$rc"
+}
+
+# The psql examples of the documentation (```psql blocks of doc/*.md), rerun against the server
+# and compared with the page (test/docs/check_examples.py); one test per block.
+stage_docs() {
+	local rc=0
+	bs_run "$BS_STAGE_LOG" "$(bs_time_left)" /usr/bin/python3 "$BS_ROOT/test/docs/check_examples.py" \
+		"$BS_ROOT"/doc/*.md || rc=$?
+	bs_stage_counts docs
 	return "$rc"
 }
 

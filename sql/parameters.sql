@@ -343,3 +343,8 @@ FROM par_mem b, par_mem a WHERE b.phase = 'before' AND a.phase = 'after';
 
 DROP VIEW par_now;
 DROP TABLE par_calls, par_sk, par_aggs, par_mem, par_huge;
+
+-- a rate or delta is named so that it reads back as itself, not rounded by %g
+SELECT bloom_empty(100, 1.0000000000000002);
+SELECT cms_empty(0.01, 5e-324);
+SELECT cbloom_empty(100, 0.30000000000000004e-30);

@@ -183,8 +183,8 @@ warn_if_overfull(const uint8_t *state, const uint8_t *filter, uint64_t m, uint32
 	if (fpr > 1.2 * target)
 		ereport(WARNING,
 				(errcode(ERRCODE_WARNING),
-				 errmsg("bloom_agg: about %.0f distinct values exceed what an automatically sized filter holds at fpr %g; its false-positive rate is about %.3g",
-						bs_bloom_cardinality(m, k, x), target, fpr),
+				 errmsg("bloom_agg: about %.0f distinct values exceed what an automatically sized filter holds at fpr %s; its false-positive rate is about %.3g",
+						bs_bloom_cardinality(m, k, x), bs_num(target).s, fpr),
 				 errhint("Pass a capacity for the group: bloom_agg(x, capacity, fpr).")));
 }
 

@@ -12,10 +12,10 @@ check_capacity_fpr(double n, double p, bs_error *err)
 {
 	if (!(n >= 1.0) || !isfinite(n))
 		return bs_fail(err, BS_ERR_PARAM,
-					   "capacity must be at least 1, got %g", n);
+					   "capacity must be at least 1, got %s", bs_num(n).s);
 	if (!(p > 0.0 && p < 1.0))
 		return bs_fail(err, BS_ERR_PARAM,
-					   "false-positive rate must be between 0 and 1 (exclusive), got %g", p);
+					   "false-positive rate must be between 0 and 1 (exclusive), got %s", bs_num(p).s);
 	return BS_OK;
 }
 
@@ -50,8 +50,8 @@ bs_bloom_optimal_bits(double n, double p, uint64_t *m, bs_error *err)
 	if (bits > (double) BS_BLOOM_MAX_BITS)
 	{
 		bs_fail(err, BS_ERR_LIMIT,
-				"a bloom filter for %.0f values at false-positive rate %g would need %.0f bits, more than the limit of %" PRIu64,
-				n, p, bits, (uint64_t) BS_BLOOM_MAX_BITS);
+				"a bloom filter for %.0f values at false-positive rate %s would need %.0f bits, more than the limit of %" PRIu64,
+				n, bs_num(p).s, bits, (uint64_t) BS_BLOOM_MAX_BITS);
 		bs_error_detail(err, "That filter would take about %.0f bytes. " BS_LIMIT_TEXT,
 						bits / 8 + BS_HEADER_SIZE);
 		bs_error_hint(err, "Ask for a smaller capacity or a larger false-positive rate, or split the set.");
@@ -69,7 +69,7 @@ bs_bloom_optimal_hashes(uint64_t m, double n, uint32_t *k, bs_error *err)
 	if (m < 1)
 		return bs_fail(err, BS_ERR_PARAM, "bits must be at least 1, got %" PRIu64, m);
 	if (!(n >= 1.0) || !isfinite(n))
-		return bs_fail(err, BS_ERR_PARAM, "capacity must be at least 1, got %g", n);
+		return bs_fail(err, BS_ERR_PARAM, "capacity must be at least 1, got %s", bs_num(n).s);
 	kk = round((double) m / n * LN2);
 	if (kk < 1)
 		kk = 1;

@@ -103,11 +103,11 @@ check_fpr(double fpr, bs_error *err)
 {
 	if (!(fpr > 0.0 && fpr < 1.0))
 		return bs_fail(err, BS_ERR_PARAM,
-					   "false-positive rate must be between 0 and 1 (exclusive), got %g", fpr);
+					   "false-positive rate must be between 0 and 1 (exclusive), got %s", bs_num(fpr).s);
 	if (-log2(fpr) > BS_BLOOM_MAX_HASHES)
 		return bs_fail(err, BS_ERR_PARAM,
-					   "false-positive rate %g would need more than %d hashes",
-					   fpr, BS_BLOOM_MAX_HASHES);
+					   "false-positive rate %s would need more than %d hashes",
+					   bs_num(fpr).s, BS_BLOOM_MAX_HASHES);
 	return BS_OK;
 }
 
@@ -335,12 +335,12 @@ static const char *
 describe_target(const uint8_t *s, char *buf, size_t len)
 {
 	if (bs_load32(s + BS_OFF_P3) & BS_BUILDER_FIXED)
-		snprintf(buf, len, "fpr %g, capacity %" PRIu64 " (%" PRIu64 " bits, %u hashes, seed %" PRIu64 ")",
-				 state_fpr(s), bs_load64(s + BS_OFF_N), bs_load64(s + BS_OFF_P1),
+		snprintf(buf, len, "fpr %s, capacity %" PRIu64 " (%" PRIu64 " bits, %u hashes, seed %" PRIu64 ")",
+				 bs_num(state_fpr(s)).s, bs_load64(s + BS_OFF_N), bs_load64(s + BS_OFF_P1),
 				 bs_load32(s + BS_OFF_P2), bs_load64(s + 8));
 	else
-		snprintf(buf, len, "fpr %g (auto-sized%s, seed %" PRIu64 ")",
-				 state_fpr(s), is_counting(s) ? ", counting" : "", bs_load64(s + 8));
+		snprintf(buf, len, "fpr %s (auto-sized%s, seed %" PRIu64 ")",
+				 bs_num(state_fpr(s)).s, is_counting(s) ? ", counting" : "", bs_load64(s + 8));
 	return buf;
 }
 
@@ -541,14 +541,14 @@ bs_builder_check(const bs_header *h, const uint8_t *payload, uint64_t plen,
 				bs_bloom_optimal_hashes(m, (double) h->n, &k, NULL) != BS_OK ||
 				m != h->p1 || k != h->p2)
 				return bs_fail(err, BS_ERR_FORMAT,
-							   "bloom_agg_state of %" PRIu64 " bits and %u hashes does not match its capacity %" PRIu64 " and fpr %g",
-							   h->p1, h->p2, h->n, fpr);
+							   "bloom_agg_state of %" PRIu64 " bits and %u hashes does not match its capacity %" PRIu64 " and fpr %s",
+							   h->p1, h->p2, h->n, bs_num(fpr).s);
 		}
 		else if (h->p2 != bs_builder_dense_hashes(fpr) ||
 				 h->p1 != bs_builder_dense_bits(fpr, h->p2))
 			return bs_fail(err, BS_ERR_FORMAT,
-						   "bloom_agg_state of %" PRIu64 " bits and %u hashes does not match its fpr %g",
-						   h->p1, h->p2, fpr);
+						   "bloom_agg_state of %" PRIu64 " bits and %u hashes does not match its fpr %s",
+						   h->p1, h->p2, bs_num(fpr).s);
 		bh.p3 = 0;
 		bh.n = 0;
 		bh.x = 0;

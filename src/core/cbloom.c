@@ -78,8 +78,8 @@ bs_cbloom_optimal_shape(double n, double p, uint32_t bits, uint64_t *m,
 		double		need = ceil(-n * log(p) / (0.69314718055994530942 * 0.69314718055994530942));
 
 		bs_fail(err, BS_ERR_LIMIT,
-				"a counting bloom filter for %.0f values at false-positive rate %g would need %.0f counters, more than the limit of %" PRIu64,
-				n, p, need, bs_cbloom_max_counters(bits));
+				"a counting bloom filter for %.0f values at false-positive rate %s would need %.0f counters, more than the limit of %" PRIu64,
+				n, bs_num(p).s, need, bs_cbloom_max_counters(bits));
 		bs_error_detail(err, "That filter would take about %.0f bytes. " BS_LIMIT_TEXT,
 						need * bits / 8 + BS_HEADER_SIZE);
 		bs_error_hint(err, "Ask for a smaller capacity or a larger false-positive rate.");
@@ -90,8 +90,8 @@ bs_cbloom_optimal_shape(double n, double p, uint32_t bits, uint64_t *m,
 	if (*m > bs_cbloom_max_counters(bits))
 	{
 		bs_fail(err, BS_ERR_LIMIT,
-				"a counting bloom filter for %.0f values at false-positive rate %g would need %" PRIu64 " counters of %u bits, more than the limit of %" PRIu64,
-				n, p, *m, bits, bs_cbloom_max_counters(bits));
+				"a counting bloom filter for %.0f values at false-positive rate %s would need %" PRIu64 " counters of %u bits, more than the limit of %" PRIu64,
+				n, bs_num(p).s, *m, bits, bs_cbloom_max_counters(bits));
 		bs_error_detail(err, "That filter would take %" PRIu64 " bytes. " BS_LIMIT_TEXT,
 						payload_bytes(*m, bits) + BS_HEADER_SIZE);
 		limit_hint(err, *m, bits);
@@ -102,8 +102,8 @@ bs_cbloom_optimal_shape(double n, double p, uint32_t bits, uint64_t *m,
 	{
 		/* Only a tiny rate gets here: say it in the counting filter's terms. */
 		bs_fail(err, st,
-				"a counting bloom filter at false-positive rate %g would need more than the %d hashes a filter may have",
-				p, BS_BLOOM_MAX_HASHES);
+				"a counting bloom filter at false-positive rate %s would need more than the %d hashes a filter may have",
+				bs_num(p).s, BS_BLOOM_MAX_HASHES);
 		bs_error_hint(err, "Ask for a false-positive rate of at least about 1e-19.");
 	}
 	return st;

@@ -45,23 +45,29 @@ bs_cms_dims(double epsilon, double delta, uint64_t *width, uint32_t *depth,
 
 	if (!(epsilon > 0.0 && epsilon < 1.0))
 		return bs_fail(err, BS_ERR_PARAM,
-					   "epsilon must be between 0 and 1 (exclusive), got %g", epsilon);
+					   "epsilon must be between 0 and 1 (exclusive), got %s", bs_num(epsilon).s);
 	if (!(delta > 0.0 && delta < 1.0))
 		return bs_fail(err, BS_ERR_PARAM,
-					   "delta must be between 0 and 1 (exclusive), got %g", delta);
+					   "delta must be between 0 and 1 (exclusive), got %s", bs_num(delta).s);
 	w = ceil(E / epsilon);
 	d = ceil(log(1.0 / delta));
 	if (d < 1)
 		d = 1;
 	if (d > BS_CMS_MAX_DEPTH)
+	{
+		if (!isfinite(d))		/* a subnormal delta: 1/delta overflows */
+			return bs_fail(err, BS_ERR_PARAM,
+						   "delta %s would need more than the %d rows a count-min sketch may have",
+						   bs_num(delta).s, BS_CMS_MAX_DEPTH);
 		return bs_fail(err, BS_ERR_PARAM,
-					   "delta %g would need %.0f rows, more than the %d a count-min sketch may have",
-					   delta, d, BS_CMS_MAX_DEPTH);
+					   "delta %s would need %.0f rows, more than the %d a count-min sketch may have",
+					   bs_num(delta).s, d, BS_CMS_MAX_DEPTH);
+	}
 	if (w * d * 8 > (double) (BS_MAX_SKETCH_BYTES - BS_HEADER_SIZE))
 	{
 		bs_fail(err, BS_ERR_LIMIT,
-				"a count-min sketch for epsilon %g and delta %g would need a width of %.15g and %.0f rows, more than the size limit",
-				epsilon, delta, w, d);
+				"a count-min sketch for epsilon %s and delta %s would need a width of %.15g and %.0f rows, more than the size limit",
+				bs_num(epsilon).s, bs_num(delta).s, w, d);
 		bs_error_detail(err, "That sketch would take about %.15g bytes. " BS_LIMIT_TEXT,
 						w * d * 8 + BS_HEADER_SIZE);
 		bs_error_hint(err, "Ask for a larger epsilon.");

@@ -1,6 +1,7 @@
 #include "status.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 static void set_text(char *dst, size_t len, const char *fmt, va_list ap)
 			__attribute__((format(printf, 3, 0)));
@@ -48,4 +49,20 @@ bs_error_hint(bs_error *err, const char *fmt,...)
 	va_start(ap, fmt);
 	set_text(err->hint, sizeof(err->hint), fmt, ap);
 	va_end(ap);
+}
+
+bs_numtext
+bs_num(double v)
+{
+	bs_numtext	t;
+	int			digits;
+
+	for (digits = 6; digits < 17; digits++)
+	{
+		snprintf(t.s, sizeof(t.s), "%.*g", digits, v);
+		if (strtod(t.s, NULL) == v)
+			return t;
+	}
+	snprintf(t.s, sizeof(t.s), "%.17g", v);
+	return t;
 }

@@ -37,4 +37,16 @@ void		bs_error_detail(bs_error *err, const char *fmt,...)
 void		bs_error_hint(bs_error *err, const char *fmt,...)
 			__attribute__((format(printf, 2, 3)));
 
+/*
+ * The shortest decimal form of a double that reads back as the same double,
+ * for messages: %g would print 1.0000000000000002 as "1".  Use it inline,
+ * bs_num(p).s; the temporary lives until the end of the full expression.
+ */
+typedef struct bs_numtext
+{
+	char		s[32];
+} bs_numtext;
+
+bs_numtext	bs_num(double v);
+
 #endif

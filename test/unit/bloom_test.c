@@ -562,6 +562,23 @@ test_fold(void)
 	free(h);
 }
 
+/* Messages print a double so that it reads back as itself (bs_num). */
+static void
+test_number_text(void)
+{
+	bs_error	err;
+	uint64_t	m;
+
+	CHECK(strcmp(bs_num(0.01).s, "0.01") == 0 && strcmp(bs_num(1.0000000000000002).s, "1.0000000000000002") == 0 &&
+		  strcmp(bs_num(1e-300).s, "1e-300") == 0 && strcmp(bs_num(0.1 + 0.2).s, "0.30000000000000004") == 0,
+		  "bs_num gives the shortest text that reads back as the same double (%s, %s)",
+		  bs_num(1.0000000000000002).s, bs_num(0.1 + 0.2).s);
+	err.msg[0] = '\0';
+	CHECK(bs_bloom_optimal_bits(100, 1.0000000000000002, &m, &err) == BS_ERR_PARAM &&
+		  strstr(err.msg, "got 1.0000000000000002") != NULL,
+		  "an fpr just above 1 is named exactly, not as \"1\" (%s)", err.msg);
+}
+
 int
 main(void)
 {
@@ -573,5 +590,6 @@ main(void)
 	test_fpr_small_vs_exact();
 	test_merges();
 	test_fold();
+	test_number_text();
 	return unit_done("bloom");
 }

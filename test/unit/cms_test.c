@@ -296,8 +296,11 @@ test_dims(void)
 			  badeps, baddelta, err.msg);
 	}
 	st = bs_cms_dims(0.5, 1e-28, &width, &depth, &err);
-	CHECK(st == BS_ERR_PARAM && strstr(err.msg, "65 rows"),
+	CHECK(st == BS_ERR_PARAM && strstr(err.msg, "65 rows, more than the 64"),
 		  "delta 1e-28 needs ceil(64.5) = 65 rows, past 64: BS_ERR_PARAM (%s)", err.msg);
+	st = bs_cms_dims(0.5, 5e-324, &width, &depth, &err);
+	CHECK(st == BS_ERR_PARAM && strstr(err.msg, "delta 4.94066e-324 would need more than the 64 rows"),
+		  "the smallest double as delta names it and the 64-row limit, not \"inf rows\" (%s)", err.msg);
 	st = bs_cms_dims(0.5, 2e-28, &width, &depth, &err);
 	CHECK(st == BS_OK && depth == 64, "delta 2e-28 needs 64 rows: accepted (depth %u)", depth);
 	st = bs_cms_dims(0.5, 4.9e-324, &width, &depth, &err);

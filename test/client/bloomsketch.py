@@ -1,0 +1,678 @@
+"""bloomsketch reference client: read bloomsketch sketches outside PostgreSQL.
+
+This module repeats, in plain Python, what the extension does with a value's
+bytes (doc/format.md) and with a key (doc/hashing.md):
+
+- canonical key bytes of every key family (integer, text, bytea, uuid, float,
+  numeric, date, timestamp, timestamptz), from Python values;
+- the 64-bit hash (XXH3-64 with the sketch's seed, from python3-xxhash) and
+  the probe positions derived from it (src/core/hash.h);
+- the 48-byte header, parsed and validated as bs_validate() does;
+- membership in a ``bloom`` and a ``cbloom`` (every probed counter > 0), the
+  count estimate of a ``cbloom``, the frequency estimate of a ``cms``, and the
+  top items of a ``topk``.
+
+Get a sketch's bytes from the server with a bytea cast (``f::bytea``) or
+``<kind>_send``; psycopg2 returns a bytea as a ``memoryview``.
+
+    import bloomsketch as bs
+    f = bs.load(row[0])              # a Bloom, CountingBloom, CountMin or TopK
+    f.contains(42)                   # the same answer as  f @> 42
+    bs.bloomsketch_hash(42)          # the same value as   bloomsketch_hash(42)
+
+Invalid bytes raise FormatError (a ValueError); a key of another family than
+the sketch's raises FamilyError (a TypeError), as the server does.
+
+Dependencies: Python 3.7+ and the xxhash module (Debian: python3-xxhash).
+test/client/check_client.py compares everything here with a running server.
+"""
+
+import datetime
+import decimal
+import math
+import struct
+import uuid as _uuid
+from collections import namedtuple
+
+import xxhash
+
+__all__ = [
+    "FormatError", "FamilyError", "Key", "Header",
+    "key", "key_integer", "key_text", "key_char", "key_bytea", "key_uuid",
+    "key_float", "key_real", "key_numeric", "key_date", "key_timestamp",
+    "key_timestamptz", "decode_key",
+    "hash64", "bloomsketch_hash", "to_signed", "to_unsigned", "probe", "probes",
+    "parse_header", "load", "Bloom", "CountingBloom", "CountMin", "TopK",
+]
+
+MASK64 = (1 << 64) - 1
+INT64_MIN = -(1 << 63)
+INT64_MAX = (1 << 63) - 1
+
+HEADER_SIZE = 48
+MAGIC = b"BSKT"
+FORMAT_VERSION = 1
+HASH_XXH3_64 = 1
+MAX_SKETCH_BYTES = 511 * 1024 * 1024        # BS_MAX_SKETCH_BYTES
+
+KIND_BLOOM = 1
+KIND_BLOOM_STATE = 2
+KIND_CMS = 3
+KIND_TOPK = 4
+KIND_CBLOOM = 5
+KIND_NAMES = {KIND_BLOOM: "bloom", KIND_BLOOM_STATE: "bloom_agg_state",
+              KIND_CMS: "cms", KIND_TOPK: "topk", KIND_CBLOOM: "cbloom"}
+
+FAMILY_NONE = 0
+FAMILY_INTEGER = 1
+FAMILY_TEXT = 2
+FAMILY_BYTEA = 3
+FAMILY_UUID = 4
+FAMILY_FLOAT = 5
+FAMILY_NUMERIC = 6
+FAMILY_DATE = 7
+FAMILY_TIMESTAMP = 8
+FAMILY_TIMESTAMPTZ = 9
+FAMILY_NAMES = ["none", "integer", "text", "bytea", "uuid", "float", "numeric",
+                "date", "timestamp", "timestamptz"]
+
+BLOOM_MAX_HASHES = 64
+BLOOM_MAX_BITS = (MAX_SKETCH_BYTES - HEADER_SIZE) * 8
+CMS_MAX_DEPTH = 64
+CMS_MAX_COUNT = INT64_MAX
+TOPK_MAX_K = 10000
+TOPK_MAX_KEY = 65536
+TOPK_SLOT = 24
+
+# splitmix64 constants of the probe derivation (src/core/hash.h)
+_GOLDEN = 0x9E3779B97F4A7C15
+_MIX1 = 0xBF58476D1CE4E5B9
+_MIX2 = 0x94D049BB133111EB
+
+_xxh3 = xxhash.xxh3_64_intdigest
+
+
+class FormatError(ValueError):
+    """The bytes are not a valid bloomsketch value of the expected kind."""
+
+
+class FamilyError(TypeError):
+    """A key of one family was used with a sketch of another."""
+
+
+# A key: its family (header byte 7) and its canonical bytes.
+Key = namedtuple("Key", "family data")
+
+
+# ---------------------------------------------------------------------------
+# Canonical key bytes (doc/hashing.md, section 1; src/keys.c)
+# ---------------------------------------------------------------------------
+
+def _int64_bytes(v):
+    return struct.pack("<q", v)
+
+
+def key_integer(v):
+    """smallint, integer, bigint: the value as a little-endian int64."""
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise TypeError("integer key must be an int, not %s" % type(v).__name__)
+    if not INT64_MIN <= v <= INT64_MAX:
+        raise ValueError("integer key %d is out of the range of bigint" % v)
+    return Key(FAMILY_INTEGER, _int64_bytes(v))
+
+
+def key_text(s, encoding="utf-8"):
+    """text, varchar, name: the string's bytes in the database encoding."""
+    if isinstance(s, str):
+        s = s.encode(encoding)
+    return Key(FAMILY_TEXT, bytes(s))
+
+
+def key_char(s, encoding="utf-8"):
+    """char(n) (bpchar): the string without its trailing blanks."""
+    if isinstance(s, str):
+        s = s.encode(encoding)
+    return Key(FAMILY_TEXT, bytes(s).rstrip(b" "))
+
+
+def key_bytea(b):
+    """bytea: the bytes as they are."""
+    return Key(FAMILY_BYTEA, bytes(b))
+
+
+def key_uuid(u):
+    """uuid: the 16 bytes in the order of the text form."""
+    if not isinstance(u, _uuid.UUID):
+        u = _uuid.UUID(str(u))
+    return Key(FAMILY_UUID, u.bytes)
+
+
+def key_float(d):
+    """double precision: IEEE binary64 bits, little-endian; -0 as +0, one NaN."""
+    d = float(d)
+    if math.isnan(d):
+        return Key(FAMILY_FLOAT, struct.pack("<Q", 0x7FF8000000000000))
+    if d == 0.0:
+        d = 0.0
+    return Key(FAMILY_FLOAT, struct.pack("<d", d))
+
+
+def key_real(f):
+    """real (float4): rounded to binary32, then widened to double precision.
+
+    A Python float holding a real's printed value (0.1) becomes the binary32
+    value 0.100000001490116..., as on the server."""
+    f = float(f)
+    if math.isnan(f):
+        return key_float(f)
+    return key_float(struct.unpack("<f", struct.pack("<f", f))[0])
+
+
+def key_numeric(v):
+    """numeric: its decimal text without trailing fraction zeros; -0 is 0.
+
+    v is a decimal.Decimal, an int, or numeric's text (as from x::text)."""
+    if isinstance(v, bool) or isinstance(v, float):
+        raise TypeError("numeric key must be a Decimal, an int or numeric text, "
+                        "not %s (a float is not exact)" % type(v).__name__)
+    if isinstance(v, int):
+        s = str(v)
+    else:
+        if isinstance(v, str):
+            try:
+                v = decimal.Decimal(v)
+            except decimal.InvalidOperation:
+                raise ValueError("not a numeric value: %r" % (v,)) from None
+        if v.is_nan():
+            s = "NaN"
+        elif v.is_infinite():
+            s = "-Infinity" if v < 0 else "Infinity"
+        else:
+            s = format(v, "f")          # never an exponent, as numeric_out
+    if "." in s:
+        s = s.rstrip("0").rstrip(".")
+    if s == "-0":
+        s = "0"
+    return Key(FAMILY_NUMERIC, s.encode("ascii"))
+
+
+_DATE_EPOCH = datetime.date(2000, 1, 1)
+_TS_EPOCH = datetime.datetime(2000, 1, 1)
+_TSTZ_EPOCH = datetime.datetime(2000, 1, 1, tzinfo=datetime.timezone.utc)
+
+
+def _infinity(v, pos, neg):
+    if isinstance(v, str):
+        if v == "infinity":
+            return pos
+        if v == "-infinity":
+            return neg
+        raise ValueError("only 'infinity' and '-infinity' are accepted as text, not %r" % v)
+    return None
+
+
+def _micros(delta):
+    return (delta.days * 86400 + delta.seconds) * 1000000 + delta.microseconds
+
+
+def key_date(d):
+    """date: days since 2000-01-01 as a little-endian int64.
+
+    d is a datetime.date or the text 'infinity' / '-infinity'."""
+    special = _infinity(d, 2147483647, -2147483648)
+    if special is not None:
+        return Key(FAMILY_DATE, _int64_bytes(special))
+    if isinstance(d, datetime.datetime):
+        raise TypeError("date key must be a datetime.date, not a datetime")
+    return Key(FAMILY_DATE, _int64_bytes((d - _DATE_EPOCH).days))
+
+
+def key_timestamp(t):
+    """timestamp without time zone: microseconds since 2000-01-01 00:00 of
+    the wall-clock value.  t is a naive datetime or 'infinity' / '-infinity'."""
+    special = _infinity(t, INT64_MAX, INT64_MIN)
+    if special is not None:
+        return Key(FAMILY_TIMESTAMP, _int64_bytes(special))
+    if t.tzinfo is not None:
+        raise TypeError("timestamp key must be a naive datetime (use key_timestamptz)")
+    return Key(FAMILY_TIMESTAMP, _int64_bytes(_micros(t - _TS_EPOCH)))
+
+
+def key_timestamptz(t):
+    """timestamptz: microseconds since 2000-01-01 00:00 UTC.  t is an aware
+    datetime or 'infinity' / '-infinity'."""
+    special = _infinity(t, INT64_MAX, INT64_MIN)
+    if special is not None:
+        return Key(FAMILY_TIMESTAMPTZ, _int64_bytes(special))
+    if t.tzinfo is None:
+        raise TypeError("timestamptz key must be an aware datetime (use key_timestamp)")
+    return Key(FAMILY_TIMESTAMPTZ, _int64_bytes(_micros(t - _TSTZ_EPOCH)))
+
+
+def key(value, encoding="utf-8"):
+    """The Key of a Python value, choosing the family from its type:
+    int -> integer, str -> text, bytes -> bytea, UUID -> uuid, float -> float,
+    Decimal -> numeric, date -> date, naive datetime -> timestamp, aware
+    datetime -> timestamptz.  A Key is returned as it is.  For char(n) and
+    real values use key_char() and key_real()."""
+    if isinstance(value, Key):
+        return value
+    if isinstance(value, bool):
+        raise TypeError("type bool is not supported as a sketch key; cast it, for example to text")
+    if isinstance(value, int):
+        return key_integer(value)
+    if isinstance(value, str):
+        return key_text(value, encoding)
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return key_bytea(value)
+    if isinstance(value, _uuid.UUID):
+        return key_uuid(value)
+    if isinstance(value, float):
+        return key_float(value)
+    if isinstance(value, decimal.Decimal):
+        return key_numeric(value)
+    if isinstance(value, datetime.datetime):
+        return key_timestamp(value) if value.tzinfo is None else key_timestamptz(value)
+    if isinstance(value, datetime.date):
+        return key_date(value)
+    raise TypeError("type %s is not supported as a sketch key" % type(value).__name__)
+
+
+def decode_key(family, data, encoding="utf-8"):
+    """The Python value behind canonical key bytes (as topk keeps them)."""
+    data = bytes(data)
+    if family in (FAMILY_INTEGER, FAMILY_DATE, FAMILY_TIMESTAMP, FAMILY_TIMESTAMPTZ,
+                  FAMILY_FLOAT) and len(data) != 8:
+        raise FormatError("%s key must have 8 bytes, has %d" % (FAMILY_NAMES[family], len(data)))
+    if family == FAMILY_INTEGER:
+        return struct.unpack("<q", data)[0]
+    if family == FAMILY_TEXT:
+        return data.decode(encoding)
+    if family == FAMILY_BYTEA:
+        return data
+    if family == FAMILY_UUID:
+        if len(data) != 16:
+            raise FormatError("uuid key must have 16 bytes, has %d" % len(data))
+        return _uuid.UUID(bytes=data)
+    if family == FAMILY_FLOAT:
+        return struct.unpack("<d", data)[0]
+    if family == FAMILY_NUMERIC:
+        return decimal.Decimal(data.decode("ascii"))
+    v = struct.unpack("<q", data)[0]
+    if family == FAMILY_DATE:
+        if v in (2147483647, -2147483648):
+            return "infinity" if v > 0 else "-infinity"
+        return _DATE_EPOCH + datetime.timedelta(days=v)
+    if family in (FAMILY_TIMESTAMP, FAMILY_TIMESTAMPTZ):
+        if v in (INT64_MAX, INT64_MIN):
+            return "infinity" if v > 0 else "-infinity"
+        base = _TS_EPOCH if family == FAMILY_TIMESTAMP else _TSTZ_EPOCH
+        return base + datetime.timedelta(microseconds=v)
+    raise FormatError("unknown key family %d" % family)
+
+
+# ---------------------------------------------------------------------------
+# The hash and the probe positions (doc/hashing.md, sections 2 and 3)
+# ---------------------------------------------------------------------------
+
+def hash64(k, seed=0):
+    """XXH3-64 of a key's canonical bytes (a Key, or bytes), unsigned."""
+    if isinstance(k, Key):
+        k = k.data
+    return _xxh3(bytes(k), seed=seed)
+
+
+def to_signed(h):
+    """An unsigned 64-bit hash as SQL shows it (a bigint)."""
+    return h - (1 << 64) if h >= 1 << 63 else h
+
+
+def to_unsigned(h):
+    return h & MASK64
+
+
+def bloomsketch_hash(value, seed=0):
+    """The value SQL's bloomsketch_hash(value) returns: a signed bigint."""
+    return to_signed(hash64(key(value), seed))
+
+
+def probe(h, i, m):
+    """Probe i of the unsigned hash h in [0, m): splitmix64's (i+1)-th
+    output from state h, reduced by the multiply-shift (g * m) >> 64."""
+    z = (h + (i + 1) * _GOLDEN) & MASK64
+    z = ((z ^ (z >> 30)) * _MIX1) & MASK64
+    z = ((z ^ (z >> 27)) * _MIX2) & MASK64
+    return ((z ^ (z >> 31)) * m) >> 64
+
+
+def probes(h, m, k):
+    """The first k probe positions of h in [0, m), in order."""
+    return [probe(h, i, m) for i in range(k)]
+
+
+# ---------------------------------------------------------------------------
+# Header and validation (doc/format.md, sections 2 and 4)
+# ---------------------------------------------------------------------------
+
+Header = namedtuple("Header", "version kind hash_alg family seed p1 p2 p3 n x")
+
+_HEADER = struct.Struct("<4sBBBBQQIIQQ")
+
+
+def parse_header(buf, kind=None):
+    """Decode and check the 48-byte header (steps 1 to 7 of format.md,
+    section 4).  kind: the expected kind number, or None for any known kind."""
+    buf = bytes(buf)
+    what = KIND_NAMES.get(kind, "sketch")
+    if len(buf) < HEADER_SIZE:
+        raise FormatError("%s value is too short: %d bytes, the header alone has %d"
+                          % (what, len(buf), HEADER_SIZE))
+    magic, version, k, alg, family, seed, p1, p2, p3, n, x = _HEADER.unpack_from(buf)
+    if magic != MAGIC:
+        raise FormatError("%s value has a bad magic number: not a bloomsketch sketch" % what)
+    if version != FORMAT_VERSION:
+        raise FormatError("%s value has format version %d; this version reads version %d"
+                          % (what, version, FORMAT_VERSION))
+    if kind is not None and k != kind:
+        if k in KIND_NAMES:
+            raise FormatError("value is a %s sketch, not a %s" % (KIND_NAMES[k], what))
+        raise FormatError("value is not a %s sketch: its kind byte is %d" % (what, k))
+    if kind is None and k not in KIND_NAMES:
+        raise FormatError("value is not a bloomsketch sketch: its kind byte is %d" % k)
+    what = KIND_NAMES[k]
+    if alg != HASH_XXH3_64:
+        raise FormatError("%s value names unknown hash algorithm %d" % (what, alg))
+    if family > FAMILY_TIMESTAMPTZ:
+        raise FormatError("%s value names unknown key family %d" % (what, family))
+    if len(buf) > MAX_SKETCH_BYTES:
+        raise FormatError("%s value is too long: %d bytes" % (what, len(buf)))
+    return Header(version, k, alg, family, seed, p1, p2, p3, n, x)
+
+
+def _cms_shape_ok(width, depth):
+    return (1 <= depth <= CMS_MAX_DEPTH and width >= 1
+            and width <= (MAX_SKETCH_BYTES - HEADER_SIZE) // 8 // depth)
+
+
+def _check_cms_rows(counters, width, depth, total, what):
+    """Deep check: every row of counters sums exactly to the total."""
+    for row in range(depth):
+        s = 0
+        for v in counters[row * width:(row + 1) * width]:
+            if v > total - s:
+                raise FormatError("%s value's row %d counts more than its total %d"
+                                  % (what, row, total))
+            s += v
+        if s != total:
+            raise FormatError("%s value's row %d sums to %d, not its total %d"
+                              % (what, row, s, total))
+
+
+class _Sketch:
+    kind = None
+
+    def __init__(self, buf, deep=True):
+        self.buf = bytes(buf)
+        self.header = h = parse_header(self.buf, self.kind)
+        self.family = h.family
+        self.seed = h.seed
+        self._check(h, self.buf[HEADER_SIZE:], deep)
+
+    @classmethod
+    def from_bytes(cls, buf, deep=True):
+        return cls(buf, deep)
+
+    def to_bytes(self):
+        return self.buf
+
+    def key(self, value, encoding="utf-8"):
+        """The Key of value, refused (FamilyError) if the sketch holds another family."""
+        k = key(value, encoding)
+        if self.family != FAMILY_NONE and k.family != self.family:
+            raise FamilyError("key of family %s does not match the %s, whose keys are of family %s"
+                              % (FAMILY_NAMES[k.family], KIND_NAMES[self.kind],
+                                 FAMILY_NAMES[self.family]))
+        return k
+
+    def hash(self, value):
+        """The unsigned hash of value with this sketch's seed."""
+        return _xxh3(self.key(value).data, seed=self.seed)
+
+
+class Bloom(_Sketch):
+    """A bloom value (kind 1): m bits, k hashes."""
+    kind = KIND_BLOOM
+
+    def _check(self, h, payload, deep):
+        if not 1 <= h.p1 <= BLOOM_MAX_BITS:
+            raise FormatError("bloom value has an invalid bit count %d" % h.p1)
+        if not 1 <= h.p2 <= BLOOM_MAX_HASHES:
+            raise FormatError("bloom value has an invalid hash count %d (must be 1 to %d)"
+                              % (h.p2, BLOOM_MAX_HASHES))
+        if h.p3 or h.n or h.x:
+            raise FormatError("bloom value has nonzero reserved header fields")
+        need = (h.p1 + 7) // 8
+        if len(payload) != need:
+            raise FormatError("bloom value of %d bits must have %d payload bytes, has %d"
+                              % (h.p1, need, len(payload)))
+        if h.p1 % 8 and payload[-1] >> (h.p1 % 8):
+            raise FormatError("bloom value has bits set past its last bit %d" % (h.p1 - 1))
+        self.m, self.k, self.bits = h.p1, h.p2, payload
+
+    def bit(self, j):
+        return self.bits[j >> 3] >> (j & 7) & 1
+
+    def contains_hash(self, h):
+        m, bits = self.m, self.bits
+        for i in range(1, self.k + 1):
+            z = (h + i * _GOLDEN) & MASK64
+            z = ((z ^ (z >> 30)) * _MIX1) & MASK64
+            z = ((z ^ (z >> 27)) * _MIX2) & MASK64
+            p = ((z ^ (z >> 31)) * m) >> 64
+            if not bits[p >> 3] >> (p & 7) & 1:
+                return False
+        return True
+
+    def contains(self, value):
+        """f @> value: True if the value is probably in the filter."""
+        return self.contains_hash(self.hash(value))
+
+    __contains__ = contains
+
+    def bits_set(self):
+        return sum(bin(b).count("1") for b in self.bits)
+
+
+class CountingBloom(_Sketch):
+    """A cbloom value (kind 5): m counters of 4 or 8 bits, k hashes."""
+    kind = KIND_CBLOOM
+
+    def _check(self, h, payload, deep):
+        if h.p3 not in (4, 8):
+            raise FormatError("cbloom value has invalid counter bits %d (must be 4 or 8)" % h.p3)
+        room = MAX_SKETCH_BYTES - HEADER_SIZE
+        if not 1 <= h.p1 <= (room if h.p3 == 8 else 2 * room):
+            raise FormatError("cbloom value has an invalid counter count %d" % h.p1)
+        if not 1 <= h.p2 <= BLOOM_MAX_HASHES:
+            raise FormatError("cbloom value has an invalid hash count %d (must be 1 to %d)"
+                              % (h.p2, BLOOM_MAX_HASHES))
+        if h.n or h.x:
+            raise FormatError("cbloom value has nonzero reserved header fields")
+        need = h.p1 if h.p3 == 8 else (h.p1 + 1) // 2
+        if len(payload) != need:
+            raise FormatError("cbloom value of %d %d-bit counters must have %d payload bytes, has %d"
+                              % (h.p1, h.p3, need, len(payload)))
+        if h.p3 == 4 and h.p1 % 2 and payload[-1] >> 4:
+            raise FormatError("cbloom value has a nonzero unused half byte after its last counter")
+        self.m, self.k, self.counter_bits = h.p1, h.p2, h.p3
+        self.max = 15 if h.p3 == 4 else 255
+        self.counters = payload
+
+    def counter(self, j):
+        if self.counter_bits == 8:
+            return self.counters[j]
+        return self.counters[j >> 1] >> ((j & 1) << 2) & 15
+
+    def contains_hash(self, h):
+        m, c, four = self.m, self.counters, self.counter_bits == 4
+        for i in range(1, self.k + 1):
+            z = (h + i * _GOLDEN) & MASK64
+            z = ((z ^ (z >> 30)) * _MIX1) & MASK64
+            z = ((z ^ (z >> 27)) * _MIX2) & MASK64
+            p = ((z ^ (z >> 31)) * m) >> 64
+            if not (c[p >> 1] >> ((p & 1) << 2) & 15 if four else c[p]):
+                return False
+        return True
+
+    def contains(self, value):
+        """f @> value: every probed counter is non-zero."""
+        return self.contains_hash(self.hash(value))
+
+    __contains__ = contains
+
+    def count_hash(self, h):
+        mult = {}
+        for p in probes(h, self.m, self.k):
+            mult[p] = mult.get(p, 0) + 1
+        best = self.max
+        for p, n in mult.items():
+            v = self.counter(p)
+            if v != self.max and v // n < best:
+                best = v // n
+        return best
+
+    def count(self, value):
+        """cbloom_count(f, value): the smallest unsaturated counter of the
+        value, each divided by how many of its probes land on it; the
+        maximum (15 or 255) when all are saturated."""
+        return self.count_hash(self.hash(value))
+
+    def to_bloom(self):
+        """The bit view (f::bloom): a bit set where a counter is non-zero."""
+        bits = bytearray((self.m + 7) // 8)
+        for j in range(self.m):
+            if self.counter(j):
+                bits[j >> 3] |= 1 << (j & 7)
+        hdr = bytearray(self.buf[:HEADER_SIZE])
+        hdr[5] = KIND_BLOOM
+        hdr[28:32] = bytes(4)
+        return Bloom(bytes(hdr) + bytes(bits))
+
+
+class CountMin(_Sketch):
+    """A cms value (kind 3): depth rows of width 64-bit counters."""
+    kind = KIND_CMS
+
+    def _check(self, h, payload, deep):
+        self._check_cms(h, "cms")
+        if len(payload) != 8 * h.p1 * h.p2:
+            raise FormatError("cms value of width %d and depth %d must have %d payload bytes, has %d"
+                              % (h.p1, h.p2, 8 * h.p1 * h.p2, len(payload)))
+        self._load_counters(payload, deep)
+
+    def _check_cms(self, h, what):
+        if not _cms_shape_ok(h.p1, h.p2):
+            raise FormatError("%s value has an invalid shape: width %d, depth %d" % (what, h.p1, h.p2))
+        if what == "cms" and (h.p3 or h.x):
+            raise FormatError("cms value has nonzero reserved header fields")
+        if h.n > CMS_MAX_COUNT:
+            raise FormatError("%s value has a total past %d" % (what, CMS_MAX_COUNT))
+        self.width, self.depth, self.total = h.p1, h.p2, h.n
+
+    def _load_counters(self, payload, deep):
+        n = self.width * self.depth
+        self.counters = struct.unpack_from("<%dQ" % n, payload)
+        if deep:
+            # the server names the counters "cms" for a topk too
+            _check_cms_rows(self.counters, self.width, self.depth, self.total, "cms")
+
+    def counter(self, row, col):
+        return self.counters[row * self.width + col]
+
+    def frequency_hash(self, h):
+        w, c = self.width, self.counters
+        return min(c[r * w + probe(h, r, w)] for r in range(self.depth))
+
+    def frequency(self, value):
+        """cms_frequency(s, value): the smallest of the value's counters."""
+        return self.frequency_hash(self.hash(value))
+
+
+class TopK(CountMin):
+    """A topk value (kind 4): a Count-Min sketch, 2k candidate slots and
+    the candidates' canonical key bytes."""
+    kind = KIND_TOPK
+
+    def _check(self, h, payload, deep):
+        if not 1 <= h.p3 <= TOPK_MAX_K:
+            raise FormatError("topk value has an invalid k %d (1 to %d)" % (h.p3, TOPK_MAX_K))
+        self._check_cms(h, "topk")
+        self.k = h.p3
+        cap = 2 * h.p3
+        cbytes = 8 * h.p1 * h.p2
+        fixed = cbytes + cap * TOPK_SLOT
+        if len(payload) < fixed:
+            raise FormatError("topk value of width %d, depth %d and k %d needs at least %d payload bytes, has %d"
+                              % (h.p1, h.p2, h.p3, fixed, len(payload)))
+        room = len(payload) - fixed
+        ncand, used = h.x & 0xFFFFFFFF, h.x >> 32
+        if ncand > cap or used > room:
+            raise FormatError("topk value claims %d candidates and %d key bytes in room for %d and %d"
+                              % (ncand, used, cap, room))
+        if ncand and h.family == FAMILY_NONE:
+            raise FormatError("topk value holds candidates but no key family")
+        heap = payload[fixed:fixed + used]
+        self.candidates = []
+        total_len = 0
+        for i in range(ncand):
+            hv, est, off, ln = struct.unpack_from("<QQII", payload, cbytes + i * TOPK_SLOT)
+            if off > used or ln > used - off or ln > TOPK_MAX_KEY:
+                raise FormatError("topk value's candidate %d lies outside its key bytes" % i)
+            total_len += ln
+            if total_len > used:
+                raise FormatError("topk value's candidates hold more key bytes than its %d bytes of keys" % used)
+            fixed_len = {FAMILY_UUID: 16}.get(h.family, 8 if h.family in (
+                FAMILY_INTEGER, FAMILY_FLOAT, FAMILY_DATE, FAMILY_TIMESTAMP, FAMILY_TIMESTAMPTZ) else None)
+            if fixed_len is not None and ln != fixed_len:
+                raise FormatError("topk value's candidate %d has %d key bytes, wrong for %s keys"
+                                  % (i, ln, FAMILY_NAMES[h.family]))
+            if est > h.n:
+                raise FormatError("topk value's candidate %d counts more than the total" % i)
+            data = heap[off:off + ln]
+            if deep and _xxh3(data, seed=h.seed) != hv:
+                raise FormatError("topk value's candidate %d does not match its hash" % i)
+            self.candidates.append((hv, est, data))
+        if deep:
+            if len({c[0] for c in self.candidates}) != ncand:
+                raise FormatError("topk value holds a candidate twice")
+            for i in range(ncand, cap):
+                if any(payload[cbytes + i * TOPK_SLOT:cbytes + (i + 1) * TOPK_SLOT]):
+                    raise FormatError("topk value has data in unused candidate slot %d" % i)
+        self._load_counters(payload[:cbytes], deep)
+
+    def items(self, encoding="utf-8"):
+        """topk_items(t): the first k candidates as (value, frequency), by
+        the current estimate (highest first), then by hash (lowest first)."""
+        ranked = sorted(((self.frequency_hash(hv), hv, data) for hv, _, data in self.candidates),
+                        key=lambda r: (-r[0], r[1]))
+        out, seen = [], set()
+        for est, hv, data in ranked:
+            if hv in seen:
+                continue
+            seen.add(hv)
+            out.append((decode_key(self.family, data, encoding), est))
+        return out[:self.k]
+
+
+_CLASSES = {KIND_BLOOM: Bloom, KIND_CBLOOM: CountingBloom, KIND_CMS: CountMin, KIND_TOPK: TopK}
+
+
+def load(buf, deep=True):
+    """A sketch from its bytes, of the class its kind byte names.  Raises
+    FormatError for invalid bytes and for a bloom_agg_state (an aggregate's
+    transition state, which this client does not read)."""
+    h = parse_header(buf)
+    if h.kind not in _CLASSES:
+        raise FormatError("value is a %s sketch, which this client does not read"
+                          % KIND_NAMES[h.kind])
+    return _CLASSES[h.kind](buf, deep)

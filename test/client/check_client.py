@@ -1,0 +1,646 @@
+#!/usr/bin/python3
+"""Check the Python reference client (bloomsketch.py) against a live server.
+
+    PGHOST=... PGPORT=... PGUSER=... PGDATABASE=... /usr/bin/python3 test/client/check_client.py
+
+Connects with psycopg2 through the standard libpq environment, creates the
+extension if it is missing (and drops it again at the end in that case),
+works in a schema of its own (bs_client_<pid>, dropped at the end) and checks:
+
+1. the hash vectors of test/vectors/hash.tsv: the client computes the listed
+   key bytes (from the value the server returns), hash and probe positions,
+   and the server still gives that hash, those key bytes and those bits;
+2. the format vectors of test/vectors/sketches.txt: the server still makes
+   each sketch byte for byte, and the client reads it and finds its keys;
+3. bloomsketch_hash for thousands of generated values of every key type;
+4. membership: filters built by the server (bloom_agg over tens of thousands
+   of keys of every family, a fixed-shape bloom_agg, a cbloom with values
+   removed) answered by the client for present and absent keys, compared
+   with the server's @> and cbloom_count: no disagreement, no false negative;
+5. Count-Min estimates (cms_frequency) and topk_items, compared exactly;
+6. corrupted sketches: the client raises FormatError with the server's
+   message, and the server rejects the same bytes; a key of another family
+   raises FamilyError.
+
+Each check prints "ok - ..." or "not ok - ..."; the last line is
+"client: N passed, M failed".  The exit status is non-zero if a check failed
+or the script could not run.  Needs Debian's python3-psycopg2 and
+python3-xxhash (run it with /usr/bin/python3).
+"""
+
+import os
+import sys
+import time
+import traceback
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+VECTORS = os.path.join(HERE, "..", "vectors")
+sys.dont_write_bytecode = True      # no __pycache__ in the source tree
+sys.path.insert(0, HERE)
+
+passed = 0
+failed = 0
+
+
+def check(ok, desc, detail=None):
+    global passed, failed
+    if ok:
+        passed += 1
+        print("ok - " + desc)
+    else:
+        failed += 1
+        print("not ok - " + desc)
+        if detail:
+            for line in str(detail).splitlines():
+                print("#   " + line)
+    sys.stdout.flush()
+    return ok
+
+
+# ---------------------------------------------------------------------------
+
+def key_function(bs, typname, encoding):
+    """The client's key function for a SQL type name (format_type)."""
+    return {
+        "smallint": bs.key_integer, "integer": bs.key_integer, "bigint": bs.key_integer,
+        "text": lambda v: bs.key_text(v, encoding),
+        "character varying": lambda v: bs.key_text(v, encoding),
+        "name": lambda v: bs.key_text(v, encoding),
+        "character": lambda v: bs.key_char(v, encoding),
+        "bytea": bs.key_bytea, "uuid": bs.key_uuid,
+        "double precision": bs.key_float, "real": bs.key_real,
+        "numeric": bs.key_numeric, "date": bs.key_date,
+        "timestamp without time zone": bs.key_timestamp,
+        "timestamp with time zone": bs.key_timestamptz,
+    }[typname]
+
+
+def python_value(cur, expr):
+    """(value, text) of expr as psycopg2 returns it; value None when Python
+    cannot represent it (a date BC).  Infinite dates and timestamps come back
+    as their text, which the key functions accept."""
+    cur.execute("SELECT (%s)::text" % expr)
+    text = cur.fetchone()[0]
+    if text in ("infinity", "-infinity"):
+        return text, text
+    try:
+        cur.execute("SELECT %s" % expr)
+        return cur.fetchone()[0], text
+    except ValueError:
+        return None, text
+
+
+def server_key(bs, cur, expr):
+    cur.execute("SELECT topk_agg(%s, 1, 0.5, 0.5)::bytea" % expr)
+    t = bs.TopK(cur.fetchone()[0])
+    return bytes(t.candidates[0][2]) if len(t.candidates) == 1 else None
+
+
+def set_positions(bits):
+    """The positions of the set bits of a bloom payload."""
+    return {i * 8 + j for i, b in enumerate(bits) if b for j in range(8) if b >> j & 1}
+
+
+def unhex(s):
+    return b"" if s == '""' else bytes.fromhex(s)
+
+
+def check_hash_vectors(bs, cur, encoding):
+    path = os.path.join(VECTORS, "hash.tsv")
+    rows = 0
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    for lineno, line in enumerate(lines, 1):
+        if not line or line.startswith("#") or line.startswith("type\t"):
+            continue
+        rows += 1
+        fields = line.split("\t")
+        if len(fields) != 9:
+            check(False, "hash.tsv line %d has 9 fields" % lineno, line)
+            continue
+        typ, expr, family, key_hex, h_signed, h_hex, m, k, pos = fields
+        family, h_signed, h, m, k = int(family), int(h_signed), int(h_hex, 16), int(m), int(k)
+        want_pos = [int(p) for p in pos.split(",")]
+        data = unhex(key_hex)
+        problems = []
+        # the client against the file
+        if bs.hash64(data) != h or bs.to_signed(h) != h_signed:
+            problems.append("client hash of the key bytes: %016x" % bs.hash64(data))
+        if bs.probes(h, m, k) != want_pos:
+            problems.append("client probes: %s" % bs.probes(h, m, k))
+        if encoding != "utf_8" and any(ord(c) > 127 for c in expr):
+            print("# hash.tsv line %d skipped: not a UTF8 database" % lineno)
+            continue
+        value, text = python_value(cur, expr)
+        local = None
+        if value is not None:
+            local = key_function(bs, typ, encoding)(value)
+            if local.data != data or local.family != family:
+                problems.append("client key of the value %r: family %d, %s"
+                                % (value, local.family, local.data.hex()))
+        # the server against the file
+        cur.execute("SELECT format_type(pg_typeof(%s), NULL), bloomsketch_hash(%s), "
+                    "bloom_add(bloom_empty_bits(%d, %d), %s)::bytea" % (expr, expr, m, k, expr))
+        styp, sh, sbloom = cur.fetchone()
+        f = bs.Bloom(sbloom)
+        if styp != typ or sh != h_signed:
+            problems.append("server: type %s, bloomsketch_hash %d" % (styp, sh))
+        if set_positions(f.bits) != set(want_pos) or f.family != family:
+            problems.append("server: other bits or family in bloom_add(bloom_empty_bits(m, k), value)")
+        skey = server_key(bs, cur, expr)
+        if skey != data:
+            problems.append("server: key bytes %s" % (skey.hex() if skey is not None else None))
+        check(not problems,
+              "hash.tsv line %d (%s %s): key bytes%s, hash %s and %d probes in %d: client = file = server"
+              % (lineno, typ, expr, "" if local is not None else " (from the file: %s is not a Python value)" % text,
+                 h_signed, k, m), "\n".join(problems))
+    check(rows >= 50, "hash.tsv has %d rows (at least 50)" % rows)
+
+
+def parse_sketches():
+    path = os.path.join(VECTORS, "sketches.txt")
+    records, rec = [], {}
+    with open(path, encoding="utf-8") as f:
+        for line in f.read().split("\n"):
+            if line.startswith("#"):
+                continue
+            if not line:
+                if rec:
+                    records.append(rec)
+                rec = {}
+                continue
+            name, _, value = line.partition("\t")
+            rec[name] = value
+    if rec:
+        records.append(rec)
+    return records
+
+
+def parse_keys(field):
+    """(remove, key bytes, count) of each token of a keys field."""
+    out = []
+    if field == "(none)":
+        return out
+    for tok in field.split(" "):
+        remove = tok.startswith("-")
+        tok = tok.lstrip("-")
+        tok, _, count = tok.partition("*")
+        out.append((remove, unhex(tok), int(count) if count else 1))
+    return out
+
+
+def sql_text(value):
+    """A decoded topk key as the server prints it (for the families used)."""
+    if hasattr(value, "isoformat"):
+        return value.isoformat()
+    return str(value)
+
+
+def check_sketch_vectors(bs, cur):
+    records = parse_sketches()
+    kinds = set()
+    for r in records:
+        name, kind = r.get("name", "?"), r.get("kind")
+        kinds.add(kind)
+        want = bytes.fromhex(r["hex"])
+        cur.execute(r["sql"])
+        got = cur.fetchone()[0]
+        got = bytes.fromhex(got[2:]) if isinstance(got, str) else bytes(got)
+        check(got == want and len(want) == int(r["bytes"]),
+              "%s: the server still makes these %d bytes (%s)" % (name, len(want), r["sql"][:60] + "..."),
+              "server: %s" % got.hex())
+        family = int(r["family"].split()[0])
+        ops = parse_keys(r["keys"])
+        problems = []
+        try:
+            if kind == "bloom_agg_state":
+                h = bs.parse_header(want, bs.KIND_BLOOM_STATE)
+                try:
+                    bs.load(want)
+                    problems.append("load() read a bloom_agg_state")
+                except bs.FormatError:
+                    pass
+                what = "parses its header (and load() declines the state)"
+                if h.family != family:
+                    problems.append("family %d" % h.family)
+            else:
+                s = bs.load(want)
+                if bs.KIND_NAMES[s.kind] != kind or s.family != family:
+                    problems.append("kind %d, family %d" % (s.kind, s.family))
+                net = {}
+                for remove, data, count in ops:
+                    net[data] = net.get(data, 0) + (-1 if remove else count)
+                for data, n in net.items():
+                    key = bs.Key(family, data)
+                    if n <= 0:
+                        continue
+                    if kind == "bloom" and not s.contains(key):
+                        problems.append("%s not found" % data.hex())
+                    if kind == "cbloom" and not (s.contains(key) and s.count(key) >= min(n, s.max)):
+                        problems.append("%s: count %d, added %d" % (data.hex(), s.count(key), n))
+                    if kind in ("cms", "topk") and s.frequency(key) < n:
+                        problems.append("%s: estimate %d, added %d" % (data.hex(), s.frequency(key), n))
+                if not ops and (kind in ("bloom",) and s.bits_set() or kind == "cms" and s.total):
+                    problems.append("an empty sketch holds something")
+                what = "reads it and finds its %d keys" % len(net)
+                if kind == "topk":
+                    cur.execute("SELECT value, frequency FROM topk_items(%s::bytea::topk)", (want,))
+                    server_items = cur.fetchall()
+                    mine = [(sql_text(v), n) for v, n in s.items()]
+                    if mine != server_items:
+                        problems.append("items %s, server %s" % (mine, server_items))
+                    what += ", items = topk_items"
+        except (bs.FormatError, bs.FamilyError) as e:
+            problems.append("%s: %s" % (type(e).__name__, e))
+            what = "reads it"
+        check(not problems, "%s: the client %s" % (name, what), "\n".join(problems))
+    check(len(records) >= 10 and kinds >= {"bloom", "bloom_agg_state", "cbloom", "cms", "topk"},
+          "sketches.txt has %d records (at least 10) of every kind" % len(records))
+
+
+# ---------------------------------------------------------------------------
+# Generated keys: one SQL expression of x per type (injective in x).
+
+def key_types(utf8):
+    text_extra = "CASE WHEN x % 7 = 0 THEN 'grüße-€-' ELSE '' END || " if utf8 else ""
+    return [
+        # (label, SQL type, expression of the bigint x)
+        ("smallint", "smallint", "((x % 65536) - 32768)::smallint"),
+        ("integer", "integer", "hashint4(x::int)"),
+        ("bigint", "bigint", "hashint8extended(x, 0)"),
+        ("text", "text", text_extra + "'user-' || x || repeat('x', (x % 40)::int)"),
+        ("varchar", "character varying", "('v' || md5(x::text) || repeat('y', (x % 300)::int))::varchar"),
+        ("char(12)", "character", "('c' || x)::char(12)"),
+        ("name", "name", "('n' || x)::name"),
+        ("bytea", "bytea", "int8send(x) || decode(repeat('ab', (x % 20)::int), 'hex')"),
+        ("uuid", "uuid", "md5(x::text)::uuid"),
+        ("float8", "double precision",
+         "(x::float8 / 7) * (CASE WHEN x % 2 = 0 THEN 1 ELSE -1e10 END)"),
+        ("real", "real", "(x::real / 3)::real"),
+        ("numeric", "numeric", "(x::numeric / 100)::numeric(12, 4)"),
+        ("date", "date", "'2000-01-01'::date + (x - 50000)::int"),
+        ("timestamp", "timestamp without time zone",
+         "'2000-01-01'::timestamp + x * interval '997 seconds' + x * interval '1 microsecond'"),
+        ("timestamptz", "timestamp with time zone",
+         "'2000-01-01 00:00+00'::timestamptz - x * interval '613 seconds' + x * interval '3 microseconds'"),
+    ]
+
+
+SPECIALS = {
+    "float8": ["0::float8", "'-0'::float8", "'NaN'::float8", "'Infinity'::float8",
+               "'-Infinity'::float8", "5e-324::float8", "1e308::float8"],
+    "real": ["'-0'::real", "'NaN'::real", "'-Infinity'::real", "0.1::real", "3.4e38::real"],
+    "numeric": ["'NaN'::numeric", "'Infinity'::numeric", "'-Infinity'::numeric", "'-0.000'::numeric",
+                "1e-30::numeric", "1e30::numeric", "100.00::numeric"],
+    "date": ["'infinity'::date", "'-infinity'::date"],
+    "timestamp": ["'infinity'::timestamp", "'-infinity'::timestamp"],
+    "timestamptz": ["'infinity'::timestamptz", "'-infinity'::timestamptz"],
+    "text": ["''::text", "' '::text"],
+    "char(12)": ["''::char(12)", "'   x   '::char(12)"],
+    "bytea": ["'\\x'::bytea", "'\\x00'::bytea"],
+}
+
+
+def check_hashes(bs, cur, encoding, n):
+    """bloomsketch_hash of n generated values (and the specials) of each type."""
+    for label, typ, expr in key_types(encoding == "utf_8"):
+        fn = key_function(bs, typ, encoding)
+        sql = "SELECT (%s)::text, %s, bloomsketch_hash(%s) FROM generate_series(1, %d) x" % (expr, expr, expr, n)
+        for e in SPECIALS.get(label, []):
+            sql += " UNION ALL SELECT (%s)::text, %s, bloomsketch_hash(%s)" % (e, e, e)
+        cur.execute(sql)
+        rows = cur.fetchall()
+        bad = []
+        for text, v, h in rows:
+            if text in ("infinity", "-infinity"):
+                v = text
+            if bs.to_signed(bs.hash64(fn(v))) != h:
+                bad.append((text, h))
+        check(not bad and len(rows) >= n,
+              "bloomsketch_hash of %d %s values (%d special): the client gives the same %d hashes"
+              % (len(rows), label, len(SPECIALS.get(label, [])), len(rows)),
+              "first differences: %s" % bad[:5])
+
+
+def check_python_inputs(bs, cur):
+    """Python values the server never returns (Decimal('-0'), exponents,
+    other time zones, UUID objects, bytearray) hash as their SQL literal."""
+    import datetime
+    import decimal
+    import uuid
+    D = decimal.Decimal
+    ist = datetime.timezone(datetime.timedelta(hours=5, minutes=30))
+    cases = [
+        (D("-0.000"), "'-0.000'::numeric"),
+        (D("-0"), "0::numeric"),
+        (D("1E+3"), "1000::numeric"),
+        (D("1.50E-2"), "0.015::numeric"),
+        (D("-1.2300"), "-1.23::numeric"),
+        (D("NaN"), "'NaN'::numeric"),
+        (D("-Infinity"), "'-Infinity'::numeric"),
+        (bs.key_numeric(12), "12::numeric"),
+        (bs.key_numeric("1.500"), "1.500::numeric"),
+        (-0.0, "0::float8"),
+        (float("nan"), "'NaN'::float8"),
+        (bs.key_real(0.1), "0.1::real"),
+        (2 ** 63 - 1, "9223372036854775807::bigint"),
+        (-2 ** 63, "(-9223372036854775808)::bigint"),
+        ("grüße", "'grüße'::text"),
+        (bs.key_char("ab  "), "'ab'::char(4)"),
+        (bytearray(b"\x00\x01"), "'\\x0001'::bytea"),
+        (memoryview(b"abc"), "'\\x616263'::bytea"),
+        (uuid.UUID("a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"), "'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid"),
+        (datetime.date(1999, 12, 31), "'1999-12-31'::date"),
+        (bs.key_date("infinity"), "'infinity'::date"),
+        (datetime.datetime(2000, 1, 1, 5, 30, 1, tzinfo=ist), "'2000-01-01 00:00:01+00'::timestamptz"),
+        (datetime.datetime(1969, 7, 20, 20, 17, 40, 123456), "'1969-07-20 20:17:40.123456'::timestamp"),
+        (bs.key_timestamptz("-infinity"), "'-infinity'::timestamptz"),
+    ]
+    bad = []
+    for value, expr in cases:
+        cur.execute("SELECT bloomsketch_hash(%s)" % expr)
+        if bs.bloomsketch_hash(value) != cur.fetchone()[0]:
+            bad.append((value, expr))
+    check(not bad, "bloomsketch_hash of %d Python values (Decimal('-0.000'), exponents, other time zones, "
+          "UUID, bytearray, ...) = the server's of the same SQL value" % len(cases),
+          "differ: %s" % bad)
+    errors = []
+    for value in (True, 1.5j, 2 ** 63, object()):
+        try:
+            bs.key(value)
+            errors.append(value)
+        except (TypeError, ValueError):
+            pass
+    try:
+        bs.key_numeric(1.5)
+        errors.append("key_numeric(1.5)")
+    except TypeError:
+        pass
+    check(not errors, "the client refuses keys it cannot hash exactly (bool, complex, 2^63, object, "
+          "a float as numeric)", "accepted: %s" % errors)
+
+
+def check_bloom_membership(bs, cur, encoding, label, typ, expr, n, agg, tag):
+    """A filter over keys 1..n from the server; the client's answers for
+    keys 1..2n against @>."""
+    fn = key_function(bs, typ, encoding)
+    table = "k_" + tag
+    cur.execute("CREATE TEMP TABLE %s AS SELECT x, %s AS v FROM generate_series(1, %d) x" % (table, expr, 2 * n))
+    cur.execute("CREATE TEMP TABLE f_%s AS SELECT %s AS f FROM %s WHERE x <= %d" % (tag, agg, table, n))
+    cur.execute("SELECT f::bytea, (bloom_info(f)).bits, (bloom_info(f)).hashes, bloom_fpr(f) FROM f_%s" % tag)
+    raw, m, k, fpr = cur.fetchone()
+    f = bs.load(raw)
+    # the filter as a scalar subquery: read once, not once a row
+    cur.execute("SELECT x, v, (SELECT f FROM f_%s) @> v FROM %s ORDER BY x" % (tag, table))
+    disagree, false_neg, fp = [], 0, 0
+    for x, v, server in cur:
+        mine = f.contains(fn(v))
+        if mine != server:
+            disagree.append((x, v, server))
+        if x <= n and not mine:
+            false_neg += 1
+        if x > n and mine:
+            fp += 1
+    check(isinstance(f, bs.Bloom) and f.m == m and f.k == k and not disagree and false_neg == 0,
+          "%s over %d %s keys (%d bits, %d hashes): %d lookups, %d disagreements with @>, "
+          "%d false negatives; %d false positives in %d absent keys (%.4f; bloom_fpr %.4f)"
+          % (agg, n, label, m, k, 2 * n, len(disagree), false_neg, fp, n, fp / n, fpr),
+          "first disagreements: %s" % disagree[:5])
+
+
+def check_cbloom(bs, cur, n):
+    """cbloom_agg over keys 1..n minus those over (0.8n, n]: membership and counts."""
+    removed = int(n * 0.8)
+    cur.execute("CREATE TEMP TABLE k_cb AS SELECT x, 'session-' || x AS v FROM generate_series(1, %d) x" % (2 * n))
+    cur.execute("CREATE TEMP TABLE f_cb AS SELECT "
+                "(SELECT cbloom_agg(v, %d, 0.01) FROM k_cb WHERE x <= %d) "
+                "- (SELECT cbloom_agg(v, %d, 0.01) FROM k_cb WHERE x > %d AND x <= %d) AS f"
+                % (n, n, n, removed, n))
+    # keys 1..n/10 added a second time
+    cur.execute("UPDATE f_cb SET f = f + (SELECT cbloom_agg(v, %d, 0.01) FROM k_cb WHERE x <= %d)"
+                % (n, n // 10))
+    cur.execute("SELECT f::bytea FROM f_cb")
+    f = bs.load(cur.fetchone()[0])
+    cur.execute("SELECT x, v, (SELECT f FROM f_cb) @> v, cbloom_count((SELECT f FROM f_cb), v) "
+                "FROM k_cb ORDER BY x")
+    disagree, false_neg, under = [], 0, 0
+    for x, v, present, count in cur:
+        key = bs.key_text(v)
+        mine, mycount = f.contains(key), f.count(key)
+        if (mine, mycount) != (present, count):
+            disagree.append((x, v, present, count, mine, mycount))
+        if x <= removed and not mine:
+            false_neg += 1
+        if x <= n // 10 and mycount < 2 or x <= removed and mycount < 1:
+            under += 1
+    check(isinstance(f, bs.CountingBloom) and not disagree and false_neg == 0 and under == 0,
+          "cbloom of %d keys minus %d, %d added twice (%d %d-bit counters, %d hashes): %d lookups, "
+          "%d disagreements with @> and cbloom_count, %d false negatives, %d under-counts"
+          % (n, n - removed, n // 10, f.m, f.counter_bits, f.k, 2 * n, len(disagree), false_neg, under),
+          "first disagreements: %s" % disagree[:5])
+
+
+def check_cms_topk(bs, cur, n_rows, n_probes):
+    cur.execute("CREATE TEMP TABLE stream AS SELECT x, 'page-' || (x %% (1 + x %% 1000)) AS v "
+                "FROM generate_series(1, %s) x", (n_rows,))
+    cur.execute("CREATE TEMP TABLE exact AS SELECT v, count(*) AS n FROM stream GROUP BY v")
+    cur.execute("CREATE TEMP TABLE sk AS SELECT cms_agg(v) AS s, topk_agg(v, 10) AS t, "
+                "cms_agg(length(v)::bigint, 0.01, 0.1) AS s2 FROM stream")
+    cur.execute("SELECT s::bytea, t::bytea, s2::bytea FROM sk")
+    s_raw, t_raw, s2_raw = cur.fetchone()
+    s, t, s2 = bs.load(s_raw), bs.load(t_raw), bs.load(s2_raw)
+    cur.execute("SELECT p.y, p.v, (SELECT s FROM sk) -> p.v, coalesce(e.n, 0) FROM "
+                "(SELECT y, 'page-' || y AS v FROM generate_series(0, %s) y) p "
+                "LEFT JOIN exact e USING (v) ORDER BY p.y", (n_probes - 1,))
+    disagree, under, over = [], 0, 0
+    for y, v, server, exact in cur:
+        mine = s.frequency(v)
+        if mine != server:
+            disagree.append((y, v, server, mine))
+        if mine < exact:
+            under += 1
+        over += mine > exact
+    check(isinstance(s, bs.CountMin) and not disagree and under == 0 and s.total == n_rows,
+          "cms_agg of %d rows (width %d, depth %d): %d estimates, %d disagreements with cms_frequency, "
+          "%d below the true count (%d above it)"
+          % (n_rows, s.width, s.depth, n_probes, len(disagree), under, over),
+          "first disagreements: %s" % disagree[:5])
+    cur.execute("SELECT y, sk.s2 -> y FROM generate_series(0, 20) y, sk ORDER BY y")
+    rows = cur.fetchall()
+    check(all(s2.frequency(y) == f for y, f in rows),
+          "cms_agg over bigint lengths (width %d, depth %d): 21 estimates = cms_frequency"
+          % (s2.width, s2.depth))
+    cur.execute("SELECT value, frequency FROM topk_items((SELECT t FROM sk))")
+    server_items = cur.fetchall()
+    mine = t.items()
+    check(mine == server_items and len(mine) == 10,
+          "topk_agg(v, 10) of %d rows: the client's items = topk_items (%s ...)" % (n_rows, mine[:3]),
+          "client %s\nserver %s" % (mine, server_items))
+
+
+def corrupt(buf, offset, data):
+    b = bytearray(buf)
+    b[offset:offset + len(data)] = data
+    return bytes(b)
+
+
+def check_corruption(bs, cur, psycopg2):
+    """Corrupted sketches: the client raises FormatError with the server's
+    message, and the server rejects the bytes (22P03)."""
+    cur.execute("SELECT bloom_add(bloom_add(bloom_empty_bits(61, 3), 42), 7)::bytea, "
+                "cms_add(cms_empty_dims(4, 2), 'x', 3)::bytea, "
+                "cbloom_add(cbloom_empty(3, 0.1), 42)::bytea, "
+                "(SELECT topk_agg(v, 2, 0.34, 0.5) FROM unnest(ARRAY['a', 'b', 'b', 'c', 'c', 'c']) v)::bytea")
+    bloom, cms, cbloom, topk = (bytes(v) for v in cur.fetchone())
+    u64 = lambda v: v.to_bytes(8, "little")  # noqa: E731
+    u32 = lambda v: v.to_bytes(4, "little")  # noqa: E731
+    cases = [
+        ("bloom", "empty", b""),
+        ("bloom", "47 bytes", bloom[:47]),
+        ("bloom", "truncated by one byte", bloom[:-1]),
+        ("bloom", "one byte appended", bloom + b"\0"),
+        ("bloom", "bad magic", corrupt(bloom, 0, b"BSKX")),
+        ("bloom", "format version 2", corrupt(bloom, 4, b"\x02")),
+        ("bloom", "kind cms", corrupt(bloom, 5, b"\x03")),
+        ("bloom", "kind 9", corrupt(bloom, 5, b"\x09")),
+        ("bloom", "hash algorithm 2", corrupt(bloom, 6, b"\x02")),
+        ("bloom", "key family 10", corrupt(bloom, 7, b"\x0a")),
+        ("bloom", "m = 0", corrupt(bloom, 16, u64(0))),
+        ("bloom", "m = 65", corrupt(bloom, 16, u64(65))),
+        ("bloom", "k = 0", corrupt(bloom, 24, u32(0))),
+        ("bloom", "k = 65", corrupt(bloom, 24, u32(65))),
+        ("bloom", "reserved p3", corrupt(bloom, 28, u32(1))),
+        ("bloom", "reserved x", corrupt(bloom, 40, u64(1))),
+        ("bloom", "a bit past m", corrupt(bloom, len(bloom) - 1, bytes([bloom[-1] | 0x80]))),
+        ("cms", "a counter changed", corrupt(cms, 48, u64(1) if cms[48] != 1 else u64(2))),
+        ("cms", "depth 0", corrupt(cms, 24, u32(0))),
+        ("cms", "total past 2^63 - 1", corrupt(cms, 32, u64(1 << 63))),
+        ("cms", "reserved p3", corrupt(cms, 28, u32(1))),
+        ("cbloom", "counter bits 5", corrupt(cbloom, 28, u32(5))),
+        ("cbloom", "unused half byte", corrupt(cbloom, len(cbloom) - 1, bytes([cbloom[-1] | 0x10]))),
+        ("cbloom", "reserved n", corrupt(cbloom, 32, u64(1))),
+        ("topk", "k = 0", corrupt(topk, 28, u32(0))),
+        ("topk", "a key byte changed", corrupt(topk, len(topk) - 3, b"x")),
+        ("topk", "5 candidates", corrupt(topk, 40, u32(5))),
+        ("topk", "a slot's estimate past the total", corrupt(topk, 120, u64(7))),
+        ("topk", "truncated to 200 bytes", topk[:200]),
+    ]
+    classes = {"bloom": bs.Bloom, "cms": bs.CountMin, "cbloom": bs.CountingBloom, "topk": bs.TopK}
+    for kind, what, data in cases:
+        try:
+            classes[kind](data)
+            client, client_ok = None, False
+        except bs.FormatError as e:
+            client, client_ok = str(e), True
+        except Exception as e:  # any other exception is a failure of the client
+            client, client_ok = "%s: %s" % (type(e).__name__, e), False
+        try:
+            cur.execute("SELECT %%s::bytea::%s" % kind, (data,))
+            server, code = None, None
+        except psycopg2.Error as e:
+            server, code = e.diag.message_primary, e.pgcode
+        check(client_ok and code == "22P03" and client == server,
+              "%s, %s: the client raises FormatError(%r), the server %s %r"
+              % (kind, what, client, code, server))
+    # a key of another family
+    f = bs.load(bloom)
+    try:
+        f.contains("42")
+        client = None
+    except bs.FamilyError as e:
+        client = str(e)
+    try:
+        cur.execute("SELECT %s::bytea::bloom @> '42'::text", (bloom,))
+        code = None
+    except psycopg2.Error as e:
+        code = e.pgcode
+    check(client is not None and code == "42804",
+          "a text key in an integer filter: the client raises FamilyError(%r), the server %s" % (client, code))
+    check(f.contains(42) and f.contains(7) and f.bits_set() <= 6,
+          "the uncorrupted filter holds 42 and 7")
+
+
+# ---------------------------------------------------------------------------
+
+def run():
+    import psycopg2
+    import psycopg2.extensions
+    import bloomsketch as bs
+
+    start = time.time()
+    conn = psycopg2.connect("")
+    conn.autocommit = True
+    cur = conn.cursor()
+    cur.execute("SELECT current_setting('server_version'), current_setting('server_encoding')")
+    version, server_encoding = cur.fetchone()
+    encoding = psycopg2.extensions.encodings.get(server_encoding, "utf_8")
+    cur.execute("SELECT 1 FROM pg_extension WHERE extname = 'bloomsketch'")
+    created = cur.fetchone() is None
+    if created:
+        cur.execute("CREATE EXTENSION bloomsketch")
+    cur.execute("SELECT extversion, extnamespace::regnamespace::text FROM pg_extension "
+                "WHERE extname = 'bloomsketch'")
+    extversion, extschema = cur.fetchone()
+    print("# PostgreSQL %s (%s), bloomsketch %s%s, python3-xxhash with xxHash %s"
+          % (version, server_encoding, extversion, " (created here)" if created else "",
+             getattr(bs.xxhash, "XXHASH_VERSION", "?")))
+    schema = "bs_client_%d" % os.getpid()
+    cur.execute("CREATE SCHEMA %s" % schema)
+    try:
+        cur.execute("SET search_path = %s, %s" % (schema, extschema))
+        # a session time zone far from UTC: timestamptz keys must not depend on it
+        cur.execute("SET TimeZone = 'Asia/Kolkata'")
+        cur.execute("SET DateStyle = 'ISO, MDY'")
+        cur.execute("CREATE AGGREGATE bloom_agg_partial(anyelement) "
+                    "(SFUNC = bloom_agg_trans, STYPE = bloom_agg_state)")
+        cur.execute("CREATE AGGREGATE bloom_agg_partial(anyelement, bigint, double precision) "
+                    "(SFUNC = bloom_agg_trans, STYPE = bloom_agg_state)")
+        cur.execute("CREATE AGGREGATE cbloom_agg_partial(anyelement) "
+                    "(SFUNC = cbloom_agg_trans, STYPE = bloom_agg_state)")
+
+        def stage(name, fn, *args):
+            t = time.time()
+            fn(*args)
+            print("# %s took %.1f s" % (name, time.time() - t))
+
+        stage("hash vectors", check_hash_vectors, bs, cur, encoding)
+        stage("format vectors", check_sketch_vectors, bs, cur)
+        stage("hashes", check_hashes, bs, cur, encoding, 2000)
+        if encoding == "utf_8":
+            stage("python inputs", check_python_inputs, bs, cur)
+        for label, typ, expr in key_types(encoding == "utf_8"):
+            n = 50000 if label in ("bigint", "text", "bytea", "uuid") else 10000
+            tag = label.replace("(", "").replace(")", "")
+            stage("bloom " + label, check_bloom_membership, bs, cur, encoding, label, typ, expr, n,
+                  "bloom_agg(v)", tag)
+        stage("bloom fixed", check_bloom_membership, bs, cur, encoding, "bigint", "bigint",
+              "x * 7919", 50000, "bloom_agg(v, 60000, 0.02)", "fixed")
+        stage("bloom overfull", check_bloom_membership, bs, cur, encoding, "integer", "integer",
+              "x::int", 2000, "bloom_agg(v, 500, 0.1)", "overfull")
+        stage("cbloom", check_cbloom, bs, cur, 50000)
+        stage("cms and topk", check_cms_topk, bs, cur, 200000, 100000)
+        stage("corruption", check_corruption, bs, cur, psycopg2)
+    finally:
+        cur.execute("RESET search_path")
+        cur.execute("DISCARD TEMP")     # the temporary tables use the extension's types
+        cur.execute("DROP SCHEMA %s CASCADE" % schema)
+        if created:
+            cur.execute("DROP EXTENSION bloomsketch")
+        conn.close()
+    print("# took %.1f s" % (time.time() - start))
+
+
+def main():
+    global failed
+    try:
+        run()
+    except Exception:
+        traceback.print_exc(file=sys.stdout)
+        print("not ok - check_client.py stopped with an error")
+        failed += 1
+    print("client: %d passed, %d failed" % (passed, failed))
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()

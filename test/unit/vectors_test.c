@@ -1,0 +1,1034 @@
+/*
+ * vectors_test.c: the core against the test vectors of test/vectors/, which
+ * were made by a live server (test/vectors/generate.py).
+ *
+ * hash.tsv: for every row, XXH3-64 of the canonical key bytes must be the
+ * listed hash (unsigned and as bloomsketch_hash's signed bigint), and
+ * bs_probe must give the listed probe positions in order, which are also
+ * the bits bs_bloom_add_hash sets.
+ *
+ * sketches.txt: for every record, bs_validate must accept the server's bytes
+ * (deep and quick), the core's own functions must build exactly those bytes
+ * from the listed keys (following the record's build line), and the
+ * server's sketch must hold every listed key.
+ *
+ * The vectors are found, in this order, in $BS_VECTORS_DIR, in the directory
+ * given as the first argument, next to this source file (test/unit/../vectors
+ * from where the compiler ran), or in test/vectors or vectors in a parent
+ * directory of the binary (test/unit/ or test/fuzz/bin/unit/), so the test
+ * runs from any working directory.  Missing files are a failed check.
+ */
+#define _DEFAULT_SOURCE			/* readlink */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/bloom.h"
+#include "core/builder.h"
+#include "core/cbloom.h"
+#include "core/cms.h"
+#include "core/format.h"
+#include "core/hash.h"
+#include "core/topk.h"
+#include "unit.h"
+
+#define HASH_FILE "hash.tsv"
+#define SKETCH_FILE "sketches.txt"
+#define TOPK_INITIAL_KEY_BYTES 256	/* as src/topk.c; the canonical form does not depend on it */
+
+/* ---------- small helpers ---------- */
+
+static char *
+read_all(const char *path, size_t *len)
+{
+	FILE	   *f = fopen(path, "rb");
+	char	   *buf = NULL;
+	size_t		cap = 0,
+				n = 0;
+
+	if (f == NULL)
+		return NULL;
+	for (;;)
+	{
+		size_t		got;
+
+		if (cap - n < 4096)
+		{
+			cap = cap ? cap * 2 : 65536;
+			buf = realloc(buf, cap + 1);
+			if (buf == NULL)
+				exit(2);
+		}
+		got = fread(buf + n, 1, cap - n, f);
+		n += got;
+		if (got == 0)
+			break;
+	}
+	if (ferror(f))
+	{
+		fclose(f);
+		free(buf);
+		return NULL;
+	}
+	fclose(f);
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+}
+
+static bool
+readable(const char *dir)
+{
+	char		path[PATH_MAX + 32];
+	FILE	   *f;
+
+	if (snprintf(path, sizeof(path), "%s/%s", dir, HASH_FILE) >= (int) sizeof(path))
+		return false;
+	f = fopen(path, "rb");
+	if (f == NULL)
+		return false;
+	fclose(f);
+	return true;
+}
+
+/* The directory of the vector files, into buf; false if none is found. */
+static bool
+find_vectors(int argc, char **argv, char *buf, size_t buflen)
+{
+	const char *env = getenv("BS_VECTORS_DIR");
+	char		exe[PATH_MAX];
+	ssize_t		n;
+	char	   *slash;
+
+	if (env != NULL && *env != '\0')
+	{
+		snprintf(buf, buflen, "%s", env);
+		return readable(buf);	/* an explicit choice is not second-guessed */
+	}
+	if (argc > 1)
+	{
+		snprintf(buf, buflen, "%s", argv[1]);
+		return readable(buf);
+	}
+	/* next to this source file, as the compiler saw it */
+	snprintf(buf, buflen, "%s", __FILE__);
+	slash = strrchr(buf, '/');
+	if (slash != NULL)
+	{
+		snprintf(slash, buflen - (size_t) (slash - buf), "/../vectors");
+		if (readable(buf))
+			return true;
+	}
+	else
+	{
+		snprintf(buf, buflen, "../vectors");
+		if (readable(buf))
+			return true;
+	}
+	/* upwards from the binary */
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+	{
+		if (argc < 1 || argv[0] == NULL || realpath(argv[0], exe) == NULL)
+			return false;
+	}
+	else
+		exe[n] = '\0';
+	while ((slash = strrchr(exe, '/')) != NULL)
+	{
+		*slash = '\0';
+		if (snprintf(buf, buflen, "%s/test/vectors", exe) < (int) buflen && readable(buf))
+			return true;
+		if (snprintf(buf, buflen, "%s/vectors", exe) < (int) buflen && readable(buf))
+			return true;
+	}
+	return false;
+}
+
+/* Split s in place at each sep; returns the number of fields (at most max). */
+static int
+split(char *s, char sep, char **fields, int max)
+{
+	int			n = 0;
+
+	for (;;)
+	{
+		char	   *e = strchr(s, sep);
+
+		if (n == max)
+			return max + 1;		/* too many */
+		fields[n++] = s;
+		if (e == NULL)
+			return n;
+		*e = '\0';
+		s = e + 1;
+	}
+}
+
+static int
+hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Hex of length n into a new buffer (free it); "" (two quotes) is no bytes. */
+static bool
+hex_decode(const char *s, size_t n, uint8_t **out, size_t *outlen)
+{
+	size_t		i;
+
+	*out = NULL;
+	*outlen = 0;
+	if (n == 2 && s[0] == '"' && s[1] == '"')
+		n = 0;
+	if (n % 2 != 0)
+		return false;
+	*out = unit_calloc(n / 2, 1);
+	for (i = 0; i < n; i += 2)
+	{
+		int			hi = hexval(s[i]),
+					lo = hexval(s[i + 1]);
+
+		if (hi < 0 || lo < 0)
+		{
+			free(*out);
+			*out = NULL;
+			return false;
+		}
+		(*out)[i / 2] = (uint8_t) (hi << 4 | lo);
+	}
+	*outlen = n / 2;
+	return true;
+}
+
+static bool
+parse_u64(const char *s, int base, uint64_t *v)
+{
+	char	   *end;
+
+	if (*s == '\0' || *s == '-' || *s == '+' || *s == ' ')
+		return false;
+	errno = 0;
+	*v = strtoull(s, &end, base);
+	return errno == 0 && *end == '\0';
+}
+
+static bool
+parse_i64(const char *s, int64_t *v)
+{
+	char	   *end;
+
+	if (*s == '\0' || *s == ' ')
+		return false;
+	errno = 0;
+	*v = strtoll(s, &end, 10);
+	return errno == 0 && *end == '\0';
+}
+
+static bool
+parse_double(const char *s, double *v)
+{
+	char	   *end;
+
+	if (*s == '\0')
+		return false;
+	errno = 0;
+	*v = strtod(s, &end);
+	return errno == 0 && *end == '\0';
+}
+
+/* "N name": the family number N, whose name must be name. */
+static bool
+parse_family(const char *s, int64_t *family)
+{
+	char		num[24];
+	const char *sp = strchr(s, ' ');
+
+	if (sp == NULL || (size_t) (sp - s) >= sizeof(num))
+		return false;
+	memcpy(num, s, (size_t) (sp - s));
+	num[sp - s] = '\0';
+	return parse_i64(num, family) && *family >= 0 && *family <= BS_FAMILY_MAX &&
+		strcmp(sp + 1, bs_family_name((int) *family)) == 0;
+}
+
+static int
+key_length_of(int family)
+{
+	switch (family)
+	{
+		case BS_FAMILY_INTEGER:
+		case BS_FAMILY_FLOAT:
+		case BS_FAMILY_DATE:
+		case BS_FAMILY_TIMESTAMP:
+		case BS_FAMILY_TIMESTAMPTZ:
+			return 8;
+		case BS_FAMILY_UUID:
+			return 16;
+	}
+	return -1;
+}
+
+/* ---------- hash.tsv ---------- */
+
+static void
+test_hash_vectors(const char *dir)
+{
+	char		path[PATH_MAX + 32];
+	size_t		len;
+	char	   *text,
+			   *line,
+			   *next;
+	int			lineno = 0,
+				rows = 0,
+				bad_rows = 0,
+				bad_len = 0,
+				family_rows[BS_FAMILY_MAX + 1] = {0},
+				f;
+	bool		header = false,
+				all_families = true;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, HASH_FILE);
+	text = read_all(path, &len);
+	if (!CHECK(text != NULL, "hash vectors: %s is readable", path))
+		return;
+
+	for (line = text; line != NULL; line = next)
+	{
+		char	   *fields[10];
+		int			nf;
+		uint8_t    *key = NULL;
+		size_t		keylen = 0;
+		uint64_t	hash_u = 0,
+					m = 0,
+					k = 0,
+					want[BS_BLOOM_MAX_HASHES];
+		int64_t		hash_s = 0,
+					family = -1;
+		int			nprobes = 0;
+		bool		ok;
+
+		next = strchr(line, '\n');
+		if (next != NULL)
+			*next++ = '\0';
+		lineno++;
+		if (*line == '#' || *line == '\0')
+			continue;
+		if (strncmp(line, "type\t", 5) == 0)
+		{
+			header = true;
+			continue;
+		}
+		rows++;
+		nf = split(line, '\t', fields, 9);
+		ok = nf == 9 &&
+			parse_i64(fields[2], &family) && family >= 1 && family <= BS_FAMILY_MAX &&
+			hex_decode(fields[3], strlen(fields[3]), &key, &keylen) &&
+			parse_i64(fields[4], &hash_s) &&
+			strlen(fields[5]) == 16 && parse_u64(fields[5], 16, &hash_u) &&
+			parse_u64(fields[6], 10, &m) && m >= 1 &&
+			parse_u64(fields[7], 10, &k) && k >= 1 && k <= BS_BLOOM_MAX_HASHES;
+		if (ok)
+		{
+			char	   *probe_fields[BS_BLOOM_MAX_HASHES + 1];
+			int			i;
+
+			nprobes = split(fields[8], ',', probe_fields, BS_BLOOM_MAX_HASHES);
+			for (i = 0; ok && i < nprobes && i < BS_BLOOM_MAX_HASHES; i++)
+				ok = parse_u64(probe_fields[i], 10, &want[i]);
+			ok = ok && nprobes == (int) k;
+		}
+		if (!ok)
+		{
+			bad_rows++;
+			CHECK(false, "hash.tsv line %d is a row of 9 valid fields (%d fields)", lineno, nf);
+			free(key);
+			continue;
+		}
+		family_rows[family]++;
+		if (key_length_of((int) family) >= 0 && (int) keylen != key_length_of((int) family))
+			bad_len++;
+
+		/* the hash: XXH3-64 of the key bytes, seed 0; SQL shows it signed */
+		{
+			uint64_t	got = bs_hash_bytes(key, keylen, 0);
+
+			CHECK(got == hash_u && (uint64_t) hash_s == hash_u,
+				  "hash.tsv line %d (%s %s): XXH3-64 of the %zu key bytes is %016" PRIx64 " = %" PRId64,
+				  lineno, fields[0], fields[1], keylen, got, (int64_t) got);
+		}
+
+		/* the probes of the listed hash, in order, and the bits they set */
+		{
+			uint64_t	nbytes = bs_bloom_payload_bytes(m),
+						setbits,
+						distinct = 0;
+			uint8_t    *bits = unit_calloc((size_t) nbytes, 1);
+			int			i,
+						j,
+						first_bad = -1;
+			bool		bits_ok;
+
+			for (i = 0; i < (int) k; i++)
+				if (bs_probe(hash_u, (uint32_t) i, m) != want[i] && first_bad < 0)
+					first_bad = i;
+			bs_bloom_add_hash(bits, m, (uint32_t) k, hash_u);
+			setbits = bs_popcount(bits, nbytes);
+			for (i = 0; i < (int) k; i++)
+			{
+				for (j = 0; j < i && want[j] != want[i]; j++)
+					;
+				distinct += j == i;
+			}
+			bits_ok = setbits == distinct &&
+				bs_bloom_contains_hash(bits, m, (uint32_t) k, hash_u);
+			for (i = 0; bits_ok && i < (int) k; i++)
+				bits_ok = want[i] < m && (bits[want[i] >> 3] >> (want[i] & 7) & 1);
+			CHECK(first_bad < 0 && bits_ok,
+				  "hash.tsv line %d (%s %s): probes 0 to %d in [0, %" PRIu64 ") and the bits they set%s",
+				  lineno, fields[0], fields[1], (int) k - 1, m,
+				  first_bad >= 0 ? " (a probe differs)" : bits_ok ? "" : " (other bits set)");
+			if (first_bad >= 0)
+				printf("#   probe %d is %" PRIu64 ", the file says %" PRIu64 "\n", first_bad,
+					   bs_probe(hash_u, (uint32_t) first_bad, m), want[first_bad]);
+			free(bits);
+		}
+		free(key);
+	}
+	free(text);
+
+	for (f = 1; f <= BS_FAMILY_MAX; f++)
+		all_families = all_families && family_rows[f] > 0;
+	CHECK(header && rows >= 50 && bad_rows == 0 && all_families,
+		  "hash.tsv: header and %d rows (at least 50), every key family 1 to %d present", rows,
+		  BS_FAMILY_MAX);
+	CHECK(bad_len == 0,
+		  "hash.tsv: integer, float, date and timestamp keys have 8 bytes, uuid keys 16 (%d do not)",
+		  bad_len);
+}
+
+/* ---------- sketches.txt ---------- */
+
+typedef struct op
+{
+	bool		remove;
+	uint8_t    *key;
+	size_t		len;
+	uint64_t	count;
+	uint64_t	hash;
+} op;
+
+typedef struct record
+{
+	int			line;
+	const char *name,
+			   *kind,
+			   *build,
+			   *family,
+			   *keys,
+			   *bytes,
+			   *hex;
+} record;
+
+static int
+kind_of(const char *s)
+{
+	int			k;
+
+	for (k = BS_KIND_BLOOM; k <= BS_KIND_CBLOOM; k++)
+		if (strcmp(s, bs_kind_name(k)) == 0)
+			return k;
+	return 0;
+}
+
+/* Parse "HEX", "HEX*N", "-HEX" tokens; returns the count or -1. */
+static int
+parse_ops(const char *keys, op **out)
+{
+	char	   *copy,
+			   *tok,
+			   *save = NULL;
+	int			n = 0,
+				cap = 16;
+	op		   *ops = unit_calloc((size_t) cap, sizeof(op));
+
+	*out = ops;
+	if (strcmp(keys, "(none)") == 0)
+		return 0;
+	copy = unit_calloc(strlen(keys) + 1, 1);
+	memcpy(copy, keys, strlen(keys));
+	for (tok = strtok_r(copy, " ", &save); tok != NULL; tok = strtok_r(NULL, " ", &save))
+	{
+		op		   *o;
+		char	   *star;
+
+		if (n == cap)
+		{
+			ops = realloc(ops, (size_t) cap * 2 * sizeof(op));
+			if (ops == NULL)
+				exit(2);
+			memset(ops + cap, 0, (size_t) cap * sizeof(op));
+			cap *= 2;
+			*out = ops;
+		}
+		o = &ops[n];
+		o->count = 1;
+		if (*tok == '-')
+		{
+			o->remove = true;
+			tok++;
+		}
+		star = strchr(tok, '*');
+		if (star != NULL)
+		{
+			*star = '\0';
+			if (!parse_u64(star + 1, 10, &o->count) || o->count == 0)
+				goto bad;
+		}
+		if (*tok == '\0' || !hex_decode(tok, strlen(tok), &o->key, &o->len))
+			goto bad;
+		o->hash = bs_hash_bytes(o->key, o->len, 0);
+		n++;
+	}
+	free(copy);
+	return n;
+bad:
+	free(copy);
+	for (cap = 0; cap < n; cap++)
+		free(ops[cap].key);
+	n = 0;
+	return -1;
+}
+
+static void
+free_ops(op *ops, int n)
+{
+	int			i;
+
+	for (i = 0; i < n; i++)
+		free(ops[i].key);
+	free(ops);
+}
+
+/*
+ * Build the record's sketch with the core.  Returns the bytes (in the arena)
+ * and their length, or NULL with a reason in why.
+ */
+static uint8_t *
+build(const record *r, int kind, uint8_t family, const op *ops, int nops,
+	  const bs_allocator *a, size_t *outlen, char *why, size_t whylen)
+{
+	char		copy[256];
+	char	   *argv[8];
+	int			argc,
+				i;
+	double		d[4] = {0};
+	bs_error	err;
+	bs_status	st = BS_OK;
+	uint64_t	c;
+	const char *fn;
+
+	snprintf(copy, sizeof(copy), "%s", r->build);
+	argc = split(copy, ' ', argv, 7);
+	if (argc > 7)
+	{
+		snprintf(why, whylen, "build line has too many words");
+		return NULL;
+	}
+	for (i = 1; i < argc; i++)
+		if (!parse_double(argv[i], &d[i - 1]))
+		{
+			snprintf(why, whylen, "build argument %d (%s) is not a number", i, argv[i]);
+			return NULL;
+		}
+	fn = argv[0];
+	for (i = 0; i < nops; i++)
+		if (ops[i].remove && kind != BS_KIND_CBLOOM)
+		{
+			snprintf(why, whylen, "only a cbloom removes keys");
+			return NULL;
+		}
+
+#define NEED_ARGS(n) \
+	do { if (argc != (n) + 1) { snprintf(why, whylen, "%s takes %d arguments", fn, (n)); return NULL; } } while (0)
+#define TRY(call) \
+	do { if ((st = (call)) != BS_OK) { snprintf(why, whylen, "%s: %s", fn, err.msg); return NULL; } } while (0)
+
+	if (strcmp(fn, "bloom_empty_bits") == 0 || strcmp(fn, "bloom_empty") == 0)
+	{
+		uint64_t	m,
+					total;
+		uint32_t	k;
+		uint8_t    *buf;
+
+		NEED_ARGS(2);
+		if (kind != BS_KIND_BLOOM)
+			goto wrong_kind;
+		if (strcmp(fn, "bloom_empty_bits") == 0)
+		{
+			m = (uint64_t) d[0];
+			k = (uint32_t) d[1];
+			TRY(bs_bloom_check_shape(m, k, &err));
+		}
+		else
+		{
+			TRY(bs_bloom_optimal_bits(d[0], d[1], &m, &err));
+			TRY(bs_bloom_optimal_hashes(m, d[0], &k, &err));
+		}
+		TRY(bs_bloom_size(m, &total, &err));
+		buf = a->alloc(a->ctx, (size_t) total);
+		bs_bloom_init(buf, m, k, family, BS_DEFAULT_SEED);
+		for (i = 0; i < nops; i++)
+			bs_bloom_add_hash(buf + BS_HEADER_SIZE, m, k, ops[i].hash);
+		*outlen = (size_t) total;
+		return buf;
+	}
+	if (strcmp(fn, "bloom_agg") == 0 || strcmp(fn, "bloom_agg_state") == 0 ||
+		strcmp(fn, "cbloom_agg") == 0 || strcmp(fn, "cbloom_agg_state") == 0)
+	{
+		bool		counting = fn[0] == 'c',
+					state_only = strstr(fn, "_state") != NULL;
+		uint8_t    *s;
+		uint64_t	m,
+					total;
+		uint32_t	k;
+		uint8_t    *out;
+
+		if (state_only ? kind != BS_KIND_BLOOM_STATE
+			: kind != (counting ? BS_KIND_CBLOOM : BS_KIND_BLOOM))
+			goto wrong_kind;
+		if (argc == 3 && !counting)
+			TRY(bs_builder_new_fixed(d[0], d[1], family, BS_DEFAULT_SEED, a, &s, &err));
+		else
+		{
+			NEED_ARGS(1);
+			if (counting)
+				TRY(bs_builder_new_counting(d[0], family, BS_DEFAULT_SEED, a, &s, &err));
+			else
+				TRY(bs_builder_new_auto(d[0], family, BS_DEFAULT_SEED, a, &s, &err));
+		}
+		for (i = 0; i < nops; i++)
+			for (c = 0; c < ops[i].count; c++)
+				if ((s = bs_builder_add(s, ops[i].hash, a)) == NULL)
+				{
+					snprintf(why, whylen, "bs_builder_add failed");
+					return NULL;
+				}
+		if (state_only)
+		{
+			*outlen = bs_builder_size(s);
+			return s;
+		}
+		bs_builder_result_shape(s, &m, &k);
+		if (counting)
+		{
+			TRY(bs_cbloom_size(m, BS_CBLOOM_DEFAULT_BITS, &total, &err));
+			out = a->alloc(a->ctx, (size_t) total);
+			bs_builder_finish_counting(s, m, k, BS_CBLOOM_DEFAULT_BITS, out);
+		}
+		else
+		{
+			TRY(bs_bloom_size(m, &total, &err));
+			out = a->alloc(a->ctx, (size_t) total);
+			bs_builder_finish(s, m, k, out);
+		}
+		*outlen = (size_t) total;
+		return out;
+	}
+	if (strcmp(fn, "cbloom_empty") == 0)
+	{
+		uint64_t	m,
+					total;
+		uint32_t	k;
+		uint8_t    *buf;
+		bs_cbloom	cb;
+
+		NEED_ARGS(3);
+		if (kind != BS_KIND_CBLOOM)
+			goto wrong_kind;
+		TRY(bs_cbloom_optimal_shape(d[0], d[1], (uint32_t) d[2], &m, &k, &err));
+		TRY(bs_cbloom_size(m, (uint32_t) d[2], &total, &err));
+		buf = a->alloc(a->ctx, (size_t) total);
+		bs_cbloom_init(buf, m, k, (uint32_t) d[2], family, BS_DEFAULT_SEED);
+		bs_cbloom_view(buf, &cb);
+		for (i = 0; i < nops; i++)
+		{
+			if (ops[i].remove)
+				TRY(bs_cbloom_remove_hash(&cb, ops[i].hash, &err));
+			else
+				bs_cbloom_add_hash(&cb, ops[i].hash, ops[i].count);
+		}
+		*outlen = (size_t) total;
+		return buf;
+	}
+	if (strcmp(fn, "cms_empty_dims") == 0 || strcmp(fn, "cms_empty") == 0 ||
+		strcmp(fn, "topk_agg") == 0)
+	{
+		bool		topk = fn[0] == 't';
+		uint64_t	width,
+					total;
+		uint32_t	depth;
+		uint8_t    *buf;
+
+		if (kind != (topk ? BS_KIND_TOPK : BS_KIND_CMS))
+			goto wrong_kind;
+		if (strcmp(fn, "cms_empty_dims") == 0)
+		{
+			NEED_ARGS(2);
+			width = (uint64_t) d[0];
+			depth = (uint32_t) d[1];
+			TRY(bs_cms_check_shape(width, depth, &err));
+		}
+		else
+		{
+			NEED_ARGS(topk ? 3 : 2);
+			TRY(bs_cms_dims(d[topk], d[topk + 1], &width, &depth, &err));
+		}
+		if (!topk)
+		{
+			bs_cms		cm;
+
+			TRY(bs_cms_size(width, depth, &total, &err));
+			buf = a->alloc(a->ctx, (size_t) total);
+			bs_cms_init(buf, width, depth, family, BS_DEFAULT_SEED);
+			bs_cms_view(buf, &cm);
+			for (i = 0; i < nops; i++)
+				TRY(bs_cms_add(&cm, ops[i].hash, ops[i].count, &err));
+			*outlen = (size_t) total;
+			return buf;
+		}
+		else
+		{
+			uint32_t	k = (uint32_t) d[0];
+			size_t		len;
+
+			TRY(bs_topk_check_k((int64_t) d[0], &err));
+			TRY(bs_topk_size(width, depth, k, TOPK_INITIAL_KEY_BYTES, &total, &err));
+			buf = a->alloc(a->ctx, (size_t) total);
+			len = (size_t) total;
+			bs_topk_init(buf, width, depth, k, TOPK_INITIAL_KEY_BYTES, family, BS_DEFAULT_SEED);
+			for (i = 0; i < nops; i++)
+			{
+				buf = bs_topk_add(buf, &len, ops[i].hash, ops[i].key, (uint32_t) ops[i].len,
+								  family, ops[i].count, a, &err, &st);
+				if (buf == NULL)
+				{
+					snprintf(why, whylen, "bs_topk_add: %s", err.msg);
+					return NULL;
+				}
+			}
+			return bs_topk_compact(buf, len, a, outlen);
+		}
+	}
+	snprintf(why, whylen, "unknown build function %s", fn);
+	return NULL;
+wrong_kind:
+	snprintf(why, whylen, "%s does not make a %s", fn, r->kind);
+	return NULL;
+#undef NEED_ARGS
+#undef TRY
+}
+
+/* Net count of each op's key over all ops (adds minus removes). */
+static int64_t
+net_count(const op *ops, int nops, int i)
+{
+	int64_t		n = 0;
+	int			j;
+
+	for (j = 0; j < nops; j++)
+		if (ops[j].hash == ops[i].hash)
+			n += ops[j].remove ? -1 : (int64_t) ops[j].count;
+	return n;
+}
+
+/* Does the server's sketch hold every listed key (or, with none, nothing)? */
+static bool
+holds_keys(int kind, uint8_t *buf, size_t len, const op *ops, int nops,
+		   const bs_allocator *a, char *why, size_t whylen)
+{
+	int			i;
+
+	if (kind == BS_KIND_BLOOM_STATE)
+	{
+		uint64_t	m;
+		uint32_t	k;
+		uint8_t    *f;
+		bs_header	h;
+
+		/* the filter the state finishes to */
+		bs_header_read(buf, &h);
+		bs_builder_result_shape(buf, &m, &k);
+		if (h.p3 & BS_BUILDER_COUNTED)
+		{
+			f = a->alloc(a->ctx, BS_HEADER_SIZE + (size_t) m);
+			bs_builder_finish_counting(buf, m, k, 8, f);
+			kind = BS_KIND_CBLOOM;
+			len = BS_HEADER_SIZE + (size_t) m;
+		}
+		else
+		{
+			f = a->alloc(a->ctx, BS_HEADER_SIZE + (size_t) bs_bloom_payload_bytes(m));
+			bs_builder_finish(buf, m, k, f);
+			kind = BS_KIND_BLOOM;
+			len = BS_HEADER_SIZE + (size_t) bs_bloom_payload_bytes(m);
+		}
+		buf = f;
+	}
+	if (nops == 0)
+	{
+		bs_header	h;
+		bool		empty;
+
+		bs_header_read(buf, &h);
+		empty = (kind == BS_KIND_BLOOM || kind == BS_KIND_CBLOOM)
+			? bs_popcount(buf + BS_HEADER_SIZE, len - BS_HEADER_SIZE) == 0
+			: h.n == 0 && bs_popcount(buf + BS_HEADER_SIZE, len - BS_HEADER_SIZE) == 0;
+		if (!empty)
+			snprintf(why, whylen, " (it holds something)");
+		return empty;
+	}
+	for (i = 0; i < nops; i++)
+	{
+		int64_t		want = net_count(ops, nops, i);
+		bool		ok = true;
+
+		if (want <= 0)
+			continue;			/* removed: may still be a false positive */
+		switch (kind)
+		{
+			case BS_KIND_BLOOM:
+				{
+					bs_bloom	b;
+
+					bs_bloom_view(buf, &b);
+					ok = bs_bloom_contains_hash(b.bits, b.m, b.k, ops[i].hash);
+					break;
+				}
+			case BS_KIND_CBLOOM:
+				{
+					bs_cbloom	c;
+					uint32_t	need;
+
+					bs_cbloom_view(buf, &c);
+					need = (uint64_t) want < c.max ? (uint32_t) want : c.max;
+					ok = bs_cbloom_contains_hash(&c, ops[i].hash) &&
+						bs_cbloom_count_hash(&c, ops[i].hash) >= need;
+					break;
+				}
+			case BS_KIND_CMS:
+				{
+					bs_cms		c;
+
+					bs_cms_view(buf, &c);
+					ok = bs_cms_frequency(&c, ops[i].hash) >= (uint64_t) want;
+					break;
+				}
+			case BS_KIND_TOPK:
+				{
+					bs_topk		t;
+
+					bs_topk_view(buf, len, &t);
+					ok = bs_cms_frequency(&t.cms, ops[i].hash) >= (uint64_t) want;
+					break;
+				}
+		}
+		if (!ok)
+		{
+			snprintf(why, whylen, " (key %d is missing or under-counted)", i);
+			return false;
+		}
+	}
+	return true;
+}
+
+static void
+test_record(const record *r, int *kinds_seen)
+{
+	int			kind = kind_of(r->kind);
+	uint8_t    *want = NULL,
+			   *got;
+	size_t		wantlen = 0,
+				gotlen = 0;
+	uint64_t	bytes = 0;
+	int64_t		family = -1;
+	op		   *ops = NULL;
+	int			nops;
+	bs_header	h;
+	bs_error	err;
+	bs_status	deep,
+				quick;
+	char		why[600] = "";
+	unit_arena	arena = {0};
+	bs_allocator a = {unit_arena_alloc, &arena};
+
+	nops = r->keys ? parse_ops(r->keys, &ops) : -1;
+	if (!CHECK(kind != 0 && r->name && r->build && r->family && r->keys && r->bytes && r->hex &&
+			   parse_family(r->family, &family) && parse_u64(r->bytes, 10, &bytes) &&
+			   hex_decode(r->hex, strlen(r->hex), &want, &wantlen) && wantlen == bytes &&
+			   nops >= 0,
+			   "sketches.txt line %d (%s): a complete record of a known kind, family, length and keys",
+			   r->line, r->name ? r->name : "?"))
+	{
+		free_ops(ops, nops > 0 ? nops : 0);
+		free(want);
+		return;
+	}
+	kinds_seen[kind]++;
+
+	/* 1. the validator accepts the server's bytes */
+	deep = bs_validate(want, wantlen, kind, true, &h, &err);
+	if (deep == BS_OK)
+		quick = bs_validate(want, wantlen, kind, false, NULL, &err);
+	else
+		quick = deep;
+	CHECK(deep == BS_OK && quick == BS_OK && h.family == family,
+		  "%s: bs_validate accepts the server's %zu bytes as a %s of family %d (deep and quick)%s%s",
+		  r->name, wantlen, r->kind, (int) family, deep == BS_OK && quick == BS_OK ? "" : ": ",
+		  deep == BS_OK && quick == BS_OK ? "" : err.msg);
+
+	/* 2. the core builds the same bytes from the keys */
+	got = build(r, kind, (uint8_t) family, ops, nops, &a, &gotlen, why, sizeof(why));
+	if (got != NULL && (gotlen != wantlen || memcmp(got, want, wantlen) != 0))
+	{
+		size_t		i,
+					n = gotlen < wantlen ? gotlen : wantlen;
+
+		for (i = 0; i < n && got[i] == want[i]; i++)
+			;
+		if (i < n)
+			snprintf(why, sizeof(why), "%zu bytes built, first difference at byte %zu: %02x, the server's %02x",
+					 gotlen, i, got[i], want[i]);
+		else
+			snprintf(why, sizeof(why), "%zu bytes built, the server's %zu", gotlen, wantlen);
+		got = NULL;
+	}
+	CHECK(got != NULL, "%s: %s with %d keys builds the server's %zu bytes%s%s",
+		  r->name, r->build, nops, wantlen, got ? "" : ": ", got ? "" : why);
+
+	/* 3. the server's sketch holds the keys */
+	why[0] = '\0';
+	if (deep == BS_OK)
+		CHECK(holds_keys(kind, want, wantlen, ops, nops, &a, why, sizeof(why)),
+			  "%s: the server's sketch holds %s%s", r->name,
+			  nops ? "every listed key" : "nothing", why);
+	else
+		CHECK(false, "%s: the server's sketch holds the keys (not read: invalid)", r->name);
+
+	free_ops(ops, nops);
+	free(want);
+	unit_arena_reset(&arena);
+	free(arena.ptr);
+}
+
+static void
+test_sketch_vectors(const char *dir)
+{
+	char		path[PATH_MAX + 32];
+	size_t		len;
+	char	   *text,
+			   *line,
+			   *next;
+	int			lineno = 0,
+				records = 0,
+				kinds_seen[BS_KIND_CBLOOM + 1] = {0},
+				k,
+				unknown = 0;
+	bool		in_record = false,
+				all_kinds = true;
+	record		r = {0};
+
+	snprintf(path, sizeof(path), "%s/%s", dir, SKETCH_FILE);
+	text = read_all(path, &len);
+	if (!CHECK(text != NULL, "format vectors: %s is readable", path))
+		return;
+
+	for (line = text; line != NULL; line = next)
+	{
+		char	   *tab;
+		const char *value;
+
+		next = strchr(line, '\n');
+		if (next != NULL)
+			*next++ = '\0';
+		lineno++;
+		if (*line == '#')
+			continue;
+		if (*line == '\0')
+		{
+			/* a blank line ends a record */
+			if (in_record)
+			{
+				test_record(&r, kinds_seen);
+				records++;
+			}
+			in_record = false;
+			memset(&r, 0, sizeof(r));
+			continue;
+		}
+		if (!in_record)
+			r.line = lineno;
+		in_record = true;
+		tab = strchr(line, '\t');
+		if (tab == NULL)
+		{
+			unknown++;
+			continue;
+		}
+		*tab = '\0';
+		value = tab + 1;
+		if (strcmp(line, "name") == 0)
+			r.name = value;
+		else if (strcmp(line, "kind") == 0)
+			r.kind = value;
+		else if (strcmp(line, "build") == 0)
+			r.build = value;
+		else if (strcmp(line, "family") == 0)
+			r.family = value;
+		else if (strcmp(line, "keys") == 0)
+			r.keys = value;
+		else if (strcmp(line, "bytes") == 0)
+			r.bytes = value;
+		else if (strcmp(line, "hex") == 0)
+			r.hex = value;
+		else if (strcmp(line, "sql") != 0 && strcmp(line, "values") != 0)
+			unknown++;
+	}
+	if (in_record)				/* the last record, without a blank line after it */
+	{
+		test_record(&r, kinds_seen);
+		records++;
+	}
+	free(text);
+
+	for (k = BS_KIND_BLOOM; k <= BS_KIND_CBLOOM; k++)
+		all_kinds = all_kinds && kinds_seen[k] > 0;
+	CHECK(records >= 10 && all_kinds && unknown == 0,
+		  "sketches.txt: %d records (at least 10) with every kind (bloom %d, bloom_agg_state %d, cms %d, topk %d, cbloom %d) and no unknown fields (%d)",
+		  records, kinds_seen[BS_KIND_BLOOM], kinds_seen[BS_KIND_BLOOM_STATE],
+		  kinds_seen[BS_KIND_CMS], kinds_seen[BS_KIND_TOPK], kinds_seen[BS_KIND_CBLOOM], unknown);
+}
+
+int
+main(int argc, char **argv)
+{
+	char		dir[PATH_MAX];
+
+	if (CHECK(find_vectors(argc, argv, dir, sizeof(dir)),
+			  "the test vectors are found (in %s)", dir))
+	{
+		test_hash_vectors(dir);
+		test_sketch_vectors(dir);
+	}
+	return unit_done("vectors");
+}

@@ -38,6 +38,7 @@ BS_STAGES=(
 	"cluster    setup  install            stage_cluster_start"
 	"regress    suite  cluster            stage_regress"
 	"docs       suite  cluster            stage_docs"
+	"client     suite  cluster            stage_client"
 	"stop       setup  cluster            stage_cluster_stop"
 	"tap        suite  install            stage_tap"
 )
@@ -131,6 +132,15 @@ stage_docs() {
 	bs_run "$BS_STAGE_LOG" "$(bs_time_left)" /usr/bin/python3 "$BS_ROOT/test/docs/check_examples.py" \
 		"$BS_ROOT"/doc/*.md || rc=$?
 	bs_stage_counts docs
+	return "$rc"
+}
+
+# The Python reference client (test/client/): reads sketches over a real connection and answers
+# membership and frequency locally with the documented hash; must agree with the server.
+stage_client() {
+	local rc=0
+	bs_run "$BS_STAGE_LOG" "$(bs_time_left)" /usr/bin/python3 "$BS_ROOT/test/client/check_client.py" || rc=$?
+	bs_stage_counts client
 	return "$rc"
 }
 

@@ -29,7 +29,7 @@
 
 # Debian packages the build and the tests need (clang-14 and libclang-rt-14-dev: libFuzzer and the
 # sanitizers of test/fuzz/; llvm-14: symbolized sanitizer reports).
-BS_PACKAGES="postgresql-15 postgresql-server-dev-15 libxxhash-dev build-essential libipc-run-perl clang-14 libclang-rt-14-dev llvm-14 python3"
+BS_PACKAGES="postgresql-15 postgresql-server-dev-15 libxxhash-dev build-essential libipc-run-perl clang-14 libclang-rt-14-dev llvm-14 python3 python3-psycopg2 python3-xxhash"
 # Extra Debian packages go here (one variable, space-separated), e.g. "clang" for the fuzzers.
 : "${BS_EXTRA_PACKAGES:=}"
 

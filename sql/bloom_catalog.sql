@@ -32,11 +32,19 @@ SELECT proname, count(*) AS overloads,
        string_agg(DISTINCT aggcombinefn::regproc::text, ', ') AS combine,
        string_agg(DISTINCT aggfinalfn::regproc::text, ', ') AS final
 FROM cat_aggs GROUP BY proname ORDER BY proname;
--- The failing aggregates, if any (must be none).
+-- The failing aggregates, if any (must be none).  Besides the above, Citus
+-- distributes an aggregate only when its declared argument types are the
+-- argument's own (so no polymorphic argument) and, as it runs the final
+-- function on the coordinator, the final function returns the aggregate's type.
 SELECT aggfnoid::regprocedure AS bad_aggregate
-FROM cat_aggs
+FROM cat_aggs c
 WHERE aggcombinefn = 0 OR aggtranstype = 'internal'::regtype OR proparallel <> 's'
-   OR (aggfinalfn <> 0 AND aggfinalmodify <> 'r');
+   OR (aggfinalfn <> 0 AND aggfinalmodify <> 'r')
+   OR EXISTS (SELECT 1 FROM unnest(proargtypes::oid[]) t JOIN pg_type ty ON ty.oid = t
+              WHERE ty.typtype = 'p')
+   OR (CASE WHEN aggfinalfn = 0 THEN aggtranstype
+            ELSE (SELECT prorettype FROM pg_proc WHERE oid = c.aggfinalfn) END)
+      <> (SELECT prorettype FROM pg_proc WHERE oid = c.aggfnoid);
 -- A state that is a real type needs no serialization functions; bloom_agg
 -- declares a state size estimate for the planner.
 SELECT proname, count(*) FILTER (WHERE aggserialfn = 0 AND aggdeserialfn = 0) AS no_serial_functions,

@@ -238,9 +238,6 @@ bs_status
 bs_cms_check(const bs_header *h, const uint8_t *payload, uint64_t plen,
 			 bool deep, bs_error *err)
 {
-	uint64_t	row,
-				col;
-
 	if (bs_cms_check_shape(h->p1, h->p2, NULL) != BS_OK)
 		return bs_fail(err, BS_ERR_FORMAT,
 					   "cms value has an invalid shape: width %" PRIu64 ", depth %u", h->p1, h->p2);
@@ -254,24 +251,35 @@ bs_cms_check(const bs_header *h, const uint8_t *payload, uint64_t plen,
 					   h->p1, h->p2, h->p1 * h->p2 * 8, plen);
 	if (!deep)
 		return BS_OK;
+	return bs_cms_check_rows(payload, h->p1, h->p2, h->n, "cms", err);
+}
+
+bs_status
+bs_cms_check_rows(const uint8_t *counters, uint64_t width, uint32_t depth,
+				  uint64_t total, const char *kind, bs_error *err)
+{
+	uint64_t	row,
+				col;
+
 	/* Every row counts every added unit once: each row sums to the total. */
-	for (row = 0; row < h->p2; row++)
+	for (row = 0; row < depth; row++)
 	{
 		uint64_t	sum = 0;
 
-		for (col = 0; col < h->p1; col++)
+		for (col = 0; col < width; col++)
 		{
-			uint64_t	v = bs_load64(payload + (row * h->p1 + col) * 8);
+			uint64_t	v = bs_load64(counters + (row * width + col) * 8);
 
-			if (v > h->n - sum)
+			if (v > total - sum)
 				return bs_fail(err, BS_ERR_FORMAT,
-							   "cms value's row %" PRIu64 " counts more than its total %" PRIu64, row, h->n);
+							   "%s value's counter row %" PRIu64 " counts more than its total %" PRIu64,
+							   kind, row, total);
 			sum += v;
 		}
-		if (sum != h->n)
+		if (sum != total)
 			return bs_fail(err, BS_ERR_FORMAT,
-						   "cms value's row %" PRIu64 " sums to %" PRIu64 ", not its total %" PRIu64,
-						   row, sum, h->n);
+						   "%s value's counter row %" PRIu64 " sums to %" PRIu64 ", not its total %" PRIu64,
+						   kind, row, sum, total);
 	}
 	return BS_OK;
 }

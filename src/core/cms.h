@@ -68,4 +68,12 @@ bs_status	bs_cms_inner_product(const bs_cms *a, const bs_cms *b,
 bs_status	bs_cms_check(const bs_header *h, const uint8_t *payload,
 						 uint64_t plen, bool deep, bs_error *err);
 
+/*
+ * Deep check of a counter array (shared with topk): every one of the depth
+ * rows of width counters sums exactly to total.  kind names the value in the
+ * message ("cms", "topk").
+ */
+bs_status	bs_cms_check_rows(const uint8_t *counters, uint64_t width, uint32_t depth,
+							  uint64_t total, const char *kind, bs_error *err);
+
 #endif

@@ -506,7 +506,6 @@ bs_topk_check(const bs_header *h, const uint8_t *payload, uint64_t plen,
 	}
 	if (deep)
 	{
-		bs_header	ch = *h;
 
 		if (has_duplicate_hash(slots, ncand))
 			return bs_fail(err, BS_ERR_FORMAT, "topk value holds a candidate twice");
@@ -518,9 +517,7 @@ bs_topk_check(const bs_header *h, const uint8_t *payload, uint64_t plen,
 			if (bs_load64(s) || bs_load64(s + 8) || bs_load64(s + 16))
 				return bs_fail(err, BS_ERR_FORMAT, "topk value has data in unused candidate slot %u", i);
 		}
-		ch.p3 = 0;
-		ch.x = 0;
-		return bs_cms_check(&ch, payload, cbytes, true, err);
+		return bs_cms_check_rows(payload, h->p1, h->p2, h->n, "topk", err);
 	}
 	return BS_OK;
 }

@@ -400,11 +400,11 @@ def _check_cms_rows(counters, width, depth, total, what):
         s = 0
         for v in counters[row * width:(row + 1) * width]:
             if v > total - s:
-                raise FormatError("%s value's row %d counts more than its total %d"
+                raise FormatError("%s value's counter row %d counts more than its total %d"
                                   % (what, row, total))
             s += v
         if s != total:
-            raise FormatError("%s value's row %d sums to %d, not its total %d"
+            raise FormatError("%s value's counter row %d sums to %d, not its total %d"
                               % (what, row, s, total))
 
 

@@ -13,7 +13,14 @@
 #include "glue.h"
 
 #include "access/detoast.h"
+#include "access/htup_details.h"
+#include "catalog/pg_aggregate.h"
+#include "catalog/pg_type.h"
+#include "nodes/nodeFuncs.h"
+#include "nodes/primnodes.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/syscache.h"
 
 /* One cached detoasted sketch per sketch argument position. */
 #define BS_CACHED_ARGS 2
@@ -49,6 +56,82 @@ get_cache(FunctionCallInfo fcinfo)
 
 extern void bs_key_info_init(bs_key_info *ki, Oid typid);
 
+/*
+ * The declared type of argument argno of an aggregate whose transition
+ * function is the one running, or InvalidOid.
+ */
+static Oid
+aggregate_arg_type(Oid aggfnoid, Oid transfn, int argno)
+{
+	HeapTuple	tup = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(aggfnoid));
+	Oid			transfn_of_agg;
+	Oid		   *argtypes;
+	int			nargs;
+	Oid			typid = InvalidOid;
+
+	if (!HeapTupleIsValid(tup))
+		return InvalidOid;
+	transfn_of_agg = ((Form_pg_aggregate) GETSTRUCT(tup))->aggtransfn;
+	ReleaseSysCache(tup);
+	if (transfn_of_agg != transfn)
+		return InvalidOid;
+	get_func_signature(aggfnoid, &argtypes, &nargs);
+	/* the transition function's argno is the aggregate's argno - 1 */
+	if (argno >= 1 && argno <= nargs && !IsPolymorphicType(argtypes[argno - 1]))
+		typid = argtypes[argno - 1];
+	pfree(argtypes);
+	return typid;
+}
+
+/*
+ * The key type of a transition function called without an expression tree.
+ * Citus's worker_partial_agg(our_aggregate::regprocedure, value) calls our
+ * transition function through fmgr_info alone, so get_fn_expr_argtype knows
+ * nothing; our aggregates declare concrete argument types, so the aggregate
+ * that the calling Aggref names (itself, or as a regprocedure or oid constant
+ * argument) tells the type.  Such a caller builds a new FmgrInfo for every
+ * row, so this runs once per row there, never in a plain aggregate.
+ */
+static Oid
+key_type_from_aggregate(FunctionCallInfo fcinfo, int argno)
+{
+	Aggref	   *aggref = AggGetAggref(fcinfo);
+	Oid			transfn = fcinfo->flinfo->fn_oid;
+	Oid			typid;
+	ListCell   *lc;
+
+	if (aggref == NULL)
+		return InvalidOid;
+	typid = aggregate_arg_type(aggref->aggfnoid, transfn, argno);
+	if (OidIsValid(typid))
+		return typid;
+	foreach(lc, aggref->args)
+	{
+		TargetEntry *te = lfirst_node(TargetEntry, lc);
+		Const	   *c = (Const *) te->expr;
+		Node	   *value;
+
+		if (!IsA(c, Const) || c->constisnull ||
+			(c->consttype != REGPROCEDUREOID && c->consttype != OIDOID))
+			continue;
+		typid = aggregate_arg_type(DatumGetObjectId(c->constvalue), transfn, argno);
+		if (!OidIsValid(typid) || lnext(aggref->args, lc) == NULL)
+			continue;
+
+		/*
+		 * Trust the named aggregate only when the value passed beside it has
+		 * its type (alone, or as field argno of a ROW of all the arguments):
+		 * a value of another type would be misread.
+		 */
+		value = (Node *) lfirst_node(TargetEntry, lnext(aggref->args, lc))->expr;
+		if (IsA(value, RowExpr) && argno <= list_length(((RowExpr *) value)->args))
+			value = (Node *) list_nth(((RowExpr *) value)->args, argno - 1);
+		if (exprType(value) == typid)
+			return typid;
+	}
+	return InvalidOid;
+}
+
 const bs_key_info *
 bs_key_arg(FunctionCallInfo fcinfo, int argno)
 {
@@ -58,6 +141,8 @@ bs_key_arg(FunctionCallInfo fcinfo, int argno)
 	{
 		Oid			typid = get_fn_expr_argtype(fcinfo->flinfo, argno);
 
+		if (!OidIsValid(typid))
+			typid = key_type_from_aggregate(fcinfo, argno);
 		if (!OidIsValid(typid))
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

@@ -114,6 +114,7 @@ chmod 755 "$WORK"
 mkdir "$WORK/t"
 for t in "${TESTS[@]}"; do cp "$TAP_DIR/$t" "$WORK/t/"; done
 cp "$TAP_DIR"/*.pm "$WORK/t/" 2>/dev/null
+cp "$TAP_DIR"/*.c "$WORK/t/" 2>/dev/null # C helpers the tests compile (007)
 if [ "$RUN_USER" != "$(id -un)" ]; then chown -R "$RUN_USER:" "$WORK"; fi
 
 if ! mkdir -p "$BS_TAP_LOGDIR" || [ ! -w "$BS_TAP_LOGDIR" ]; then

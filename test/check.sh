@@ -145,7 +145,7 @@ stage_client() {
 }
 
 # TAP tests (test/tap/): dump/restore, concurrent writers, crash recovery, cancellation,
-# upgrade.  Each starts its own clusters; prove's summary lines are counted.
+# upgrade, postgres_fdw sharding, the Citus calling convention.  Each starts its own clusters; prove's summary lines are counted.
 stage_tap() {
 	BS_TAP_LOGDIR="$BS_ROOT/test/.work/tap" BS_TAP_TIMEOUT="$(bs_time_left)" BS_TAP_VERBOSE=0 \
 		BS_PGBIN="$BS_PGBIN" bs_run "$BS_STAGE_LOG" "$(bs_time_left)" bash "$BS_ROOT/test/tap/run.sh"

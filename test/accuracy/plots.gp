@@ -1,0 +1,218 @@
+# test/accuracy/plots.gp: the plots of doc/accuracy.md, drawn from the TSVs of run.sh.
+#
+#   gnuplot -e "data = 'doc/data'; img = 'doc/img'" test/accuracy/plots.gp
+#
+# Every TSV has a header line; columns are taken by name.  Rows of other series are filtered
+# out as NaN, and `set datafile missing NaN` lets lines run across them.
+
+if (!exists("data")) data = "doc/data"
+if (!exists("img")) img = "doc/img"
+
+set datafile separator "\t"
+set datafile columnheaders
+set datafile missing NaN
+set encoding utf8
+set grid lc rgb "#dddddd"
+set key box opaque samplen 2 spacing 1.1
+
+# one colour per series (k = 1..8, p, s, ...)
+set linetype 1 lc rgb "#1f77b4" lw 2 pt 7 ps 1.0
+set linetype 2 lc rgb "#ff7f0e" lw 2 pt 5 ps 1.0
+set linetype 3 lc rgb "#2ca02c" lw 2 pt 9 ps 1.2
+set linetype 4 lc rgb "#d62728" lw 2 pt 11 ps 1.2
+set linetype 5 lc rgb "#9467bd" lw 2 pt 13 ps 1.2
+set linetype 6 lc rgb "#8c564b" lw 2 pt 7 ps 1.0
+set linetype 7 lc rgb "#e377c2" lw 2 pt 5 ps 1.0
+set linetype 8 lc rgb "#17becf" lw 2 pt 9 ps 1.2
+set linetype 9 lc rgb "#444444" lw 1.5 pt 1 ps 1.5
+
+single = "set terminal pngcairo size 800,500 font 'DejaVu Sans,10' enhanced"
+double = "set terminal pngcairo size 1000,500 font 'DejaVu Sans,10' enhanced"
+
+# ---------------------------------------------------------------------------------------------
+# 1. Bloom filter: FPR against bits per key c = m/n, for k = 1..8
+f = data . "/bloom_fpr.tsv"
+@single
+set output img . "/bloom_fpr_vs_bits.png"
+set title "Bloom filter false-positive rate: m = c n bits, k hashes (n = 20,000 keys, 10^6 absent keys per point)"
+set xlabel "bits per key, c = m / n"
+set ylabel "false-positive rate (log scale)"
+set logscale y
+set format y "10^{%L}"
+set xrange [1.5:16.5]
+set yrange [3e-4:1]
+set xtics 2, 1, 16
+set key outside right top
+plot for [k=1:8] f using "c":(column("k") == k ? column("measured") : NaN) with points lt k title sprintf("k = %d", k), \
+     for [k=1:8] f using "c":(column("k") == k ? column("approx") : NaN) with lines lt k lw 1 notitle, \
+     f using "c":(column("table3")) with points lt 9 title "seed 004, Table 3", \
+     NaN with lines lc rgb "#444444" lw 1 title "(1 - e^{-kn/m})^k"
+unset logscale y
+set format y "%g"
+unset title
+
+# ---------------------------------------------------------------------------------------------
+# 2. Bloom filter: measured / approximate rate, with two standard deviations
+set output img . "/bloom_fpr_ratio.png"
+set title "Measured rate / (1 - e^{-kn/m})^k, error bars ±2 sd (lookups and filter fill)"
+set xlabel "bits per key, c = m / n (points of one c spread by k)"
+set ylabel "measured / formula"
+set yrange [0.88:1.12]
+set xrange [1.5:16.5]
+set key outside right top
+plot 1 with lines lc rgb "#444444" lw 1 notitle, \
+     for [k=1:8] f using (column("c") + (k - 4.5) * 0.09):(column("k") == k ? column("measured_over_approx") : NaN):(2 * column("rel_sd")) \
+         with yerrorbars lt k ps 0.7 title sprintf("k = %d", k)
+unset title
+
+# ---------------------------------------------------------------------------------------------
+# 3. Small filters: the exact rate of Bose et al. against the approximation
+f = data . "/bloom_small.tsv"
+set output img . "/bloom_fpr_small.png"
+set title "Small filters: average over 20,000 filters of 10 keys and 2,000 of 100 keys, k = round(c ln 2)"
+set xlabel "bits per key, c = m / n"
+set ylabel "rate / (1 - e^{-kn/m})^k"
+set yrange [0.94:1.2]
+set xrange [1.5:16.5]
+set key inside left top
+plot 1 with lines lc rgb "#444444" lw 1 notitle, \
+     f using "c":(column("n") == 10 ? column("exact_over_approx") : NaN) with lines lt 1 title "n = 10: exact rate (bloom\\_fpr\\_exact)", \
+     f using "c":(column("n") == 10 ? column("measured_over_approx") : NaN):(2 * column("rel_se") * column("measured_over_approx")) \
+         with yerrorbars lt 1 title "n = 10: measured (±2 se)", \
+     f using "c":(column("n") == 100 ? column("exact_over_approx") : NaN) with lines lt 2 title "n = 100: exact rate", \
+     f using "c":(column("n") == 100 ? column("measured_over_approx") : NaN):(2 * column("rel_se") * column("measured_over_approx")) \
+         with yerrorbars lt 2 title "n = 100: measured (±2 se)"
+unset title
+
+# ---------------------------------------------------------------------------------------------
+# 4. bloom_agg(x, p) against the target p
+f = data . "/bloom_auto.tsv"
+set output img . "/bloom_agg_auto.png"
+set title "Automatically sized bloom\\_agg(x, p): measured rate / target p (±2 se)"
+set xlabel "distinct values n (log scale)"
+set ylabel "rate / p"
+set logscale x
+set format x "10^{%L}"
+set xrange [5:4e6]
+set yrange [0.5:1.25]
+set xtics auto
+set key inside left bottom
+set arrow 1 from 1048576, graph 0 to 1048576, graph 1 nohead lc rgb "#888888" dt 2
+set label 1 "2^{20}: exact | dense phase" at 1048576, graph 0.96 right offset -0.5, 0 tc rgb "#555555"
+P(i) = (i == 1 ? 0.1 : i == 2 ? 0.01 : i == 3 ? 0.001 : 0.0001)
+plot 1 with lines lc rgb "#444444" lw 1 notitle, \
+     for [i=1:4] f using (column("n") * (1 + 0.08 * (i - 2.5))):(abs(column("p") - P(i)) < P(i) * 1e-6 ? column("measured_over_target") : NaN):(2 * column("rel_se") * column("measured_over_target")) \
+         with yerrorbars lt i title sprintf("p = %g: measured", P(i)), \
+     for [i=1:4] f using "n":(abs(column("p") - P(i)) < P(i) * 1e-6 ? column("approx_over_target") : NaN) with lines lt i lw 1 dt 2 notitle, \
+     for [i=1:4] f using "n":(abs(column("p") - P(i)) < P(i) * 1e-6 ? column("exact") / P(i) : NaN) with lines lt i lw 1.5 notitle, \
+     NaN with lines lc rgb "#444444" lw 1 dt 2 title "(1 - e^{-kn/m})^k / p", \
+     NaN with lines lc rgb "#444444" lw 1.5 title "exact rate / p"
+unset arrow 1
+unset label 1
+unset logscale x
+set format x "%g"
+unset title
+
+# ---------------------------------------------------------------------------------------------
+# 5. Count-Min: over-estimates against eps N, depth 5 (and the largest at depth 1)
+f = data . "/cms.tsv"
+@double
+set output img . "/cms_error.png"
+set multiplot layout 1, 2 title "Count-Min over-estimate (estimate - true count) / N, every distinct key, N = 10^6"
+set logscale xy
+set format x "10^{%L}"
+set format y "10^{%L}"
+set xrange [3e-4:1.5e-2]
+set yrange [3e-5:0.3]
+set xlabel "epsilon (e / w)"
+set ylabel "over-estimate / N"
+set key inside right bottom
+do for [st in "zipf uniform"] {
+    set title (st eq "zipf" ? "Zipf-like stream (s = 1, 223,484 keys)" : "uniform stream (100,000 keys)")
+    plot x with lines lc rgb "#444444" lw 1.5 title "bound eps N", \
+         f using "eps":(strcol("stream") eq st && column("depth") == 5 ? column("max_over_n") : NaN) with linespoints lt 4 title "max, depth 5", \
+         f using "eps":(strcol("stream") eq st && column("depth") == 5 ? column("p99_over_n") : NaN) with linespoints lt 2 title "99th percentile, depth 5", \
+         f using "eps":(strcol("stream") eq st && column("depth") == 5 ? column("mean_over_n") : NaN) with linespoints lt 1 title "mean, depth 5", \
+         f using "eps":(strcol("stream") eq st && column("depth") == 1 ? column("max_over_n") : NaN) with linespoints lt 9 dt 2 title "max, depth 1"
+}
+unset multiplot
+unset logscale xy
+set format x "%g"
+set format y "%g"
+unset title
+
+# ---------------------------------------------------------------------------------------------
+# 6. Count-Min: distribution of over-estimate / eps N, against 1 - delta, at eps = 0.001
+f = data . "/cms_cdf.tsv"
+set output img . "/cms_cdf.png"
+set multiplot layout 1, 2 title "Count-Min, epsilon 0.001 (w = 2719): share of keys whose over-estimate is at most x eps N; dashed: 1 - e^{-d}"
+set xrange [0:1.6]
+set yrange [0:1.02]
+set xlabel "over-estimate / eps N"
+set ylabel "fraction of keys"
+set key inside right bottom
+set arrow 2 from 1, graph 0 to 1, graph 1 nohead lc rgb "#888888" dt 2
+D(i) = (i == 1 ? 1 : i == 2 ? 2 : i == 3 ? 3 : 5)
+do for [st in "zipf uniform"] {
+    set title (st eq "zipf" ? "Zipf-like stream" : "uniform stream")
+    plot for [i=1:4] f using "over_over_bound":(strcol("stream") eq st && abs(column("eps_asked") - 0.001) < 1e-9 && column("depth") == D(i) ? column("fraction_of_keys") : NaN) \
+             with lines lt i title sprintf("depth %d (delta %.3g)", D(i), exp(-D(i))), \
+         for [i=1:4] (1 - exp(-D(i))) with lines lt i lw 1 dt 2 notitle
+}
+unset multiplot
+unset arrow 2
+unset title
+
+# ---------------------------------------------------------------------------------------------
+# 7. topk: recall of the true top k
+f = data . "/topk.tsv"
+@single
+set output img . "/topk_recall.png"
+set title "topk\\_agg(x, k), epsilon 0.001: share of the true top k listed (N = 10^6, Zipf-like, exponent s)"
+set xlabel "k (log scale)"
+set ylabel "recall"
+set logscale x
+set xrange [0.8:1250]
+set yrange [0:1.05]
+set key at graph 0.02, graph 0.8 left top
+S(i) = (i == 1 ? 0.8 : i == 2 ? 1.0 : i == 3 ? 1.2 : 1.5)
+plot for [i=1:4] f using "k":(abs(column("s") - S(i)) < 1e-9 ? column("recall") : NaN) with linespoints lt i title sprintf("s = %.1f: recall", S(i)), \
+     for [i=1:4] f using "k":(abs(column("s") - S(i)) < 1e-9 ? column("guaranteed_fraction") : NaN) with linespoints lt i lw 1 dt 2 ps 0.6 notitle, \
+     NaN with linespoints lc rgb "#444444" lw 1 dt 2 ps 0.6 title "share above N/(2k) + eps N (guaranteed)"
+unset logscale x
+unset title
+
+# ---------------------------------------------------------------------------------------------
+# 8. cbloom: sliding window, and overload then drain
+@double
+set output img . "/cbloom_churn.png"
+set multiplot layout 1, 2 title "Counting Bloom filter, capacity 10,000 at 0.01 (95,851 counters, k = 7)"
+f = data . "/cbloom_window.tsv"
+set title "sliding window of 10,000 keys: +5,000 -5,000 per step (4-bit)"
+set xlabel "step"
+set ylabel "rate"
+set xrange [-0.5:20.5]
+set yrange [0.007:0.0135]
+set key inside left top
+plot f using "step":"approx" with lines lc rgb "#444444" lw 1.5 title "(1 - e^{-kn/m})^k, n = 10,000", \
+     f using "step":"measured" with linespoints lt 1 title "false positives, never-added keys", \
+     f using "step":"removed_present_rate" with linespoints lt 2 title "removed keys still reported"
+f = data . "/cbloom_drain.tsv"
+set title "load L x 10,000 keys, then all but the last 10,000 removed"
+set xlabel "load L before the drain"
+set ylabel "false-positive rate after the drain"
+set y2label "saturated counters (4-bit), share"
+set xrange [0:17]
+set yrange [0:0.04]
+set y2range [0:0.4]
+set y2tics
+set ytics nomirror
+set key inside left top
+plot f using "load":"approx" with lines lc rgb "#444444" lw 1.5 title "formula, 10,000 keys", \
+     f using "load":(column("counter_bits") == 4 ? column("measured") : NaN) with linespoints lt 4 title "4-bit counters", \
+     f using "load":(column("counter_bits") == 8 ? column("measured") : NaN) with linespoints lt 1 title "8-bit counters", \
+     f using "load":(column("counter_bits") == 4 ? column("saturated") / column("counters") : NaN) axes x1y2 with linespoints lt 4 dt 2 ps 0.6 title "saturated, 4-bit (right axis)"
+unset multiplot
+unset y2tics
+unset y2label
+set ytics mirror

@@ -1,0 +1,188 @@
+#!/usr/bin/env bash
+#
+# test/accuracy/run.sh: measure the accuracy of bloomsketch's sketches and draw the plots of
+# doc/accuracy.md.  Not a test (test/check.sh does not run it): it measures and plots, and its
+# exit status says only whether it ran.
+#
+#   bash test/accuracy/run.sh                          # everything, about 6 minutes on 2 CPUs
+#   ACC_SKIP_INSTALL=1 bash test/accuracy/run.sh       # use the extension as installed
+#   ACC_PLOTS_ONLY=1 bash test/accuracy/run.sh         # redraw the PNGs from the TSVs only
+#
+# What it does: installs the Debian packages it needs (test/lib.sh's list plus gnuplot-nox),
+# builds and installs the extension (make install, unless ACC_SKIP_INSTALL=1), starts a throwaway
+# PostgreSQL 15 server (test/lib.sh: temp dir, unix socket only, stopped and removed on any
+# exit), runs the measurement scripts of this directory in one database, writes one TSV per
+# table to doc/data/, stops the server and draws doc/img/*.png with gnuplot (plots.gp).
+# Every key comes from generate_series or a hash of a row number: two runs give the same TSVs,
+# except for the timings in run_info.txt and in the `seconds` columns.
+#
+# The stages, in order (ACC_STAGES picks some; the TSVs of the others stay as they are):
+#   bloom_fpr    filters of c n bits and k hashes, c = 2..16, k = 1..8 (seed 004's Table 3)
+#   bloom_small  the average over many filters of 10 and 100 keys (the exact rate of Bose et al.)
+#   bloom_auto   bloom_agg(x, p) against the target p, for n from 10 to 2 million
+#   cms          Count-Min over-estimates against eps N, skewed and uniform streams
+#   topk         recall of topk_agg against k and the skew
+#   cbloom       counting filters after churn: a sliding window, and overload then drain
+#
+# Settings (environment), with the sizes they set:
+#   ACC_BLOOM_N        keys per filter of bloom_fpr (20000)
+#   ACC_BLOOM_TESTS    absent keys looked up per filter of bloom_fpr (1000000)
+#   ACC_SMALL_TESTS    lookups per configuration of bloom_small (2000000)
+#   ACC_AUTO_TESTS     lookups per point of bloom_auto, at least (1000000; 300/p when more)
+#   ACC_AUTO_N         the n of bloom_auto ('{10,100,1000,10000,100000,1000000,2000000}')
+#   ACC_CMS_ROWS       rows of each Count-Min stream (1000000)
+#   ACC_TOPK_ROWS      rows of each top-k stream (1000000)
+#   ACC_CB_CAPACITY    capacity of the counting filters (10000)
+#   ACC_CB_TESTS       absent keys looked up per counting-filter measurement (200000)
+#   ACC_CB_STEPS       steps of the sliding window (20)
+#   ACC_STAGES         the stages to run, space-separated (all)
+#   ACC_SKIP_INSTALL   1: do not build and install the extension (use what is installed)
+#   ACC_PLOTS_ONLY     1: no server, no measurement: redraw the PNGs from the TSVs
+#   ACC_DATA, ACC_IMG  where the TSVs and PNGs go (doc/data, doc/img)
+# plus those of test/lib.sh (BS_TMPBASE, BS_PORT_START, ...).
+
+set -euo pipefail
+
+ACC_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=test/lib.sh
+. "$ACC_DIR/../lib.sh"
+
+: "${ACC_BLOOM_N:=20000}"
+: "${ACC_BLOOM_TESTS:=1000000}"
+: "${ACC_SMALL_TESTS:=2000000}"
+: "${ACC_AUTO_TESTS:=1000000}"
+: "${ACC_AUTO_N:={10,100,1000,10000,100000,1000000,2000000\}}"
+: "${ACC_CMS_ROWS:=1000000}"
+: "${ACC_TOPK_ROWS:=1000000}"
+: "${ACC_CB_CAPACITY:=10000}"
+: "${ACC_CB_TESTS:=200000}"
+: "${ACC_CB_STEPS:=20}"
+: "${ACC_STAGES:=bloom_fpr bloom_small bloom_auto cms topk cbloom}"
+: "${ACC_SKIP_INSTALL:=0}"
+: "${ACC_PLOTS_ONLY:=0}"
+: "${ACC_DATA:=$BS_ROOT/doc/data}"
+: "${ACC_IMG:=$BS_ROOT/doc/img}"
+
+acc_log() { printf '%s\n' "[accuracy] $*" >&2; }
+
+acc_int() { # NAME VALUE MIN
+	case $2 in
+	'' | *[!0-9]*) bs_die "$1 must be a whole number, got '$2'" ;;
+	esac
+	[ "$2" -ge "$3" ] || bs_die "$1 must be at least $3, got $2"
+}
+acc_int ACC_BLOOM_N "$ACC_BLOOM_N" 100
+acc_int ACC_BLOOM_TESTS "$ACC_BLOOM_TESTS" 1000
+acc_int ACC_SMALL_TESTS "$ACC_SMALL_TESTS" 200000
+acc_int ACC_AUTO_TESTS "$ACC_AUTO_TESTS" 1000
+acc_int ACC_CMS_ROWS "$ACC_CMS_ROWS" 1000
+acc_int ACC_TOPK_ROWS "$ACC_TOPK_ROWS" 1000
+acc_int ACC_CB_CAPACITY "$ACC_CB_CAPACITY" 100
+acc_int ACC_CB_TESTS "$ACC_CB_TESTS" 1000
+acc_int ACC_CB_STEPS "$ACC_CB_STEPS" 1
+case $ACC_AUTO_N in
+'{'*'}') ;;
+*) bs_die "ACC_AUTO_N must be an array literal such as '{10,100,1000}', got '$ACC_AUTO_N'" ;;
+esac
+for s in $ACC_STAGES; do
+	[ -f "$ACC_DIR/$s.sql" ] || bs_die "unknown stage '$s' in ACC_STAGES"
+done
+
+ACC_T0=$(date +%s)
+acc_elapsed() { echo "$(($(date +%s) - ACC_T0)) s"; }
+
+acc_psql() { psql -X -q -v ON_ERROR_STOP=1 -d bs_accuracy "$@"; }
+
+# acc_export VIEW FILE: the rows of VIEW as a TSV with a header line
+acc_export() {
+	acc_psql -c "COPY (SELECT * FROM $1) TO STDOUT (FORMAT text, HEADER)" >"$ACC_DATA/$2.tmp"
+	mv "$ACC_DATA/$2.tmp" "$ACC_DATA/$2"
+	acc_log "  wrote doc/data/$2 ($(($(wc -l <"$ACC_DATA/$2") - 1)) rows)"
+}
+
+# The views of each stage and their TSV files.
+declare -A ACC_OUT=(
+	[bloom_fpr]="acc_bloom_fpr_out:bloom_fpr.tsv"
+	[bloom_small]="acc_bloom_small_out:bloom_small.tsv"
+	[bloom_auto]="acc_bloom_auto_out:bloom_auto.tsv"
+	[cms]="acc_cms_out:cms.tsv acc_cms_cdf_out:cms_cdf.tsv acc_streams_out:cms_streams.tsv"
+	[topk]="acc_topk_out:topk.tsv"
+	[cbloom]="acc_cbloom_window_out:cbloom_window.tsv acc_cbloom_drain_out:cbloom_drain.tsv"
+)
+
+acc_measure() {
+	local stage t0 secs pair info=() vars
+	mkdir -p "$ACC_DATA" || bs_die "cannot create $ACC_DATA"
+
+	BS_EXTRA_PACKAGES="${BS_EXTRA_PACKAGES:+$BS_EXTRA_PACKAGES }gnuplot-nox"
+	bs_install_deps || bs_die "cannot install the Debian packages"
+	if [ "$ACC_SKIP_INSTALL" = 1 ]; then
+		acc_log "ACC_SKIP_INSTALL=1: using the installed extension as it is"
+	else
+		bs_build_install || bs_die "build or install failed"
+	fi
+	BS_SERVER_SETTINGS="${BS_SERVER_SETTINGS:+$BS_SERVER_SETTINGS
+}# --- accuracy settings (test/accuracy/run.sh) ---
+work_mem = '256MB'
+jit = off
+autovacuum = off
+log_min_messages = warning"
+	bs_cluster_start || bs_die "cannot start the server"
+	psql -X -q -v ON_ERROR_STOP=1 -c "CREATE DATABASE bs_accuracy" || bs_die "cannot create the database"
+	acc_psql -f "$ACC_DIR/setup.sql" || bs_die "setup.sql failed"
+
+	vars=(-v "bloom_n=$ACC_BLOOM_N" -v "bloom_tests=$ACC_BLOOM_TESTS" -v c_max=16 -v k_max=8
+		-v "small_tests=$ACC_SMALL_TESTS" -v "auto_tests=$ACC_AUTO_TESTS" -v "auto_n=$ACC_AUTO_N"
+		-v "cms_rows=$ACC_CMS_ROWS" -v "topk_rows=$ACC_TOPK_ROWS" -v "cb_capacity=$ACC_CB_CAPACITY"
+		-v "cb_tests=$ACC_CB_TESTS" -v "cb_steps=$ACC_CB_STEPS")
+	for stage in $ACC_STAGES; do
+		acc_log "stage $stage ($(acc_elapsed))"
+		t0=$(date +%s)
+		acc_psql "${vars[@]}" -f "$ACC_DIR/$stage.sql" || bs_die "$stage.sql failed"
+		for pair in ${ACC_OUT[$stage]}; do
+			acc_export "${pair%%:*}" "${pair#*:}"
+		done
+		secs=$(($(date +%s) - t0))
+		info+=("stage $stage: $secs s")
+		acc_log "  $stage took $secs s"
+	done
+
+	local version extversion
+	version=$(acc_psql -At -c "SHOW server_version")
+	extversion=$(acc_psql -At -c "SELECT extversion FROM pg_extension WHERE extname = 'bloomsketch'")
+	bs_cluster_stop
+
+	local rev
+	rev=$(git -C "$BS_ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
+	if [ -n "$(git -C "$BS_ROOT" status --porcelain --untracked-files=no -- src sql 2>/dev/null)" ]; then
+		rev="$rev+changes"
+	fi
+	{
+		echo "# test/accuracy/run.sh, $(date -u '+%Y-%m-%d %H:%M UTC')"
+		echo "machine: $(nproc) CPUs ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)), $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo)"
+		echo "load average at the end: $(cut -d ' ' -f 1-3 /proc/loadavg) (other work on the machine slows the run, not the numbers)"
+		echo "server: PostgreSQL $version, bloomsketch $extversion (commit $rev; installed: $([ "$ACC_SKIP_INSTALL" = 1 ] && echo 'as found' || echo 'built and installed by this run'))"
+		echo "sizes: ACC_BLOOM_N=$ACC_BLOOM_N ACC_BLOOM_TESTS=$ACC_BLOOM_TESTS ACC_SMALL_TESTS=$ACC_SMALL_TESTS ACC_AUTO_TESTS=$ACC_AUTO_TESTS ACC_AUTO_N=$ACC_AUTO_N ACC_CMS_ROWS=$ACC_CMS_ROWS ACC_TOPK_ROWS=$ACC_TOPK_ROWS ACC_CB_CAPACITY=$ACC_CB_CAPACITY ACC_CB_TESTS=$ACC_CB_TESTS ACC_CB_STEPS=$ACC_CB_STEPS"
+		printf '%s\n' "${info[@]}"
+		echo "measurements: $(acc_elapsed) (with setup, without the plots)"
+	} >"$ACC_DATA/run_info.txt"
+	acc_log "wrote doc/data/run_info.txt"
+}
+
+acc_plot() {
+	command -v gnuplot >/dev/null 2>&1 || {
+		BS_EXTRA_PACKAGES="${BS_EXTRA_PACKAGES:+$BS_EXTRA_PACKAGES }gnuplot-nox"
+		bs_install_deps || bs_die "cannot install gnuplot-nox"
+	}
+	mkdir -p "$ACC_IMG" || bs_die "cannot create $ACC_IMG"
+	acc_log "plots ($(acc_elapsed))"
+	gnuplot -e "data = '$ACC_DATA'; img = '$ACC_IMG'" "$ACC_DIR/plots.gp" || bs_die "gnuplot failed"
+	local f
+	for f in "$ACC_IMG"/*.png; do acc_log "  wrote ${f#"$BS_ROOT"/}"; done
+}
+
+if [ "$ACC_PLOTS_ONLY" != 1 ]; then
+	acc_measure
+fi
+acc_plot
+acc_log "done in $(acc_elapsed)"

@@ -26,6 +26,8 @@
 #                       must stay under 108 bytes)
 #   BS_SERVER_SETTINGS  extra postgresql.conf lines for the test cluster (newline-separated)
 #   BS_MAKE_JOBS        parallel make jobs for the build (number of CPUs)
+#   BS_AT_EXIT          a command the exit trap evals after stopping the server (a script's own
+#                       cleanup, e.g. test/bench/run.sh giving back the huge pages it reserved)
 
 # Debian packages the build and the tests need (clang-14 and libclang-rt-14-dev: libFuzzer and the
 # sanitizers of test/fuzz/; llvm-14: symbolized sanitizer reports).
@@ -40,6 +42,7 @@ BS_PG_VERSION=15
 : "${BS_PORT_START:=54329}"
 : "${BS_TMPBASE:=/tmp}"
 : "${BS_SERVER_SETTINGS:=}"
+: "${BS_AT_EXIT:=}"
 
 bs_log() { printf '%s\n' "[bloomsketch] $*" >&2; }
 bs_die() { bs_log "ERROR: $*"; exit 1; }
@@ -244,6 +247,11 @@ bs__on_exit() {
 			bs_show_server_log 20
 		fi
 		bs__cluster_teardown immediate
+	fi
+	# a script's own last step (after the server is gone), e.g. giving back huge pages
+	if [ -n "$BS_AT_EXIT" ]; then
+		eval "$BS_AT_EXIT"
+		BS_AT_EXIT=
 	fi
 	return "$rc"
 }

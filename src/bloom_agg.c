@@ -7,7 +7,9 @@
  * transition function updates the state in place and returns the same
  * pointer, so PostgreSQL copies nothing per row; when the state must grow
  * (src/core/builder.h) the new one is made in the per-tuple context and
- * returned, and nodeAgg copies it into the aggregate context once.
+ * returned, and nodeAgg copies it into the aggregate context once.  A state
+ * that outgrows the CPU caches becomes an expanded object that prefetches
+ * (builder_state.c) and grows inside its own memory context.
  */
 #include "glue.h"
 
@@ -70,6 +72,8 @@ builder_trans(FunctionCallInfo fcinfo, bool counting)
 	int64		capacity = 0;
 	const bs_key_info *ki;
 	uint8_t    *s;
+	bs_builder_eo *eo = NULL;
+	uint64_t	h;
 
 	bs_require_agg_context(fcinfo, counting ? "cbloom_agg_trans" : "bloom_agg_trans");
 	if (PG_NARGS() >= 3)
@@ -109,24 +113,30 @@ builder_trans(FunctionCallInfo fcinfo, bool counting)
 	}
 	else
 	{
-		s = bs_state_arg(fcinfo, 0, KIND);
+		eo = bs_builder_state_rw(fcinfo, 0);
+		s = eo ? bs_builder_state_bytes(eo) : bs_state_arg(fcinfo, 0, KIND);
 		if (!bs_builder_same_target(s, fixed, (uint64_t) capacity, fpr) ||
 			bs_builder_is_counting(s) != counting)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("%s parameters must be the same for every row of a group", name)));
 		if (PG_ARGISNULL(1))
-			PG_RETURN_POINTER(BS_VARLENA_OF(s));
+			PG_RETURN_DATUM(eo ? bs_builder_state_datum(eo) : PointerGetDatum(BS_VARLENA_OF(s)));
 		ki = bs_key_arg(fcinfo, 1);
 		if (s[BS_OFF_FAMILY] != ki->family)		/* a crafted initial state */
 			bs_check_family(s[BS_OFF_FAMILY], ki, "bloom_agg state");
 	}
 
-	s = bs_builder_add(s, bs_key_hash(ki, PG_GETARG_DATUM(1), BS_DEFAULT_SEED),
-					   &bs_palloc_allocator);
+	h = bs_key_hash(ki, PG_GETARG_DATUM(1), BS_DEFAULT_SEED);
+	if (eo)
+	{
+		bs_builder_state_add(eo, h);
+		PG_RETURN_DATUM(bs_builder_state_datum(eo));
+	}
+	s = bs_builder_add(s, h, &bs_palloc_allocator);
 	if (s == NULL)
 		BS_TRY(bs_builder_full_error(BS_ERR), 0);
-	PG_RETURN_POINTER(BS_VARLENA_OF(s));
+	PG_RETURN_DATUM(bs_builder_state_return(fcinfo, s));
 }
 
 Datum
@@ -198,7 +208,7 @@ bloom_agg_final(PG_FUNCTION_ARGS)
 	uint32_t	k;
 	bytea	   *v;
 
-	bs_sketch_arg(fcinfo, 0, KIND, &s);
+	bs_builder_state_arg(fcinfo, 0, &s);
 	bs_builder_result_shape(s.data, &m, &k);
 	BS_TRY(bs_bloom_size(m, &total, BS_ERR), 0);
 	v = bs_new_sketch((size_t) total);
@@ -222,7 +232,7 @@ cbloom_agg_final(PG_FUNCTION_ARGS)
 	uint32_t	k;
 	bytea	   *v;
 
-	bs_sketch_arg(fcinfo, 0, KIND, &s);
+	bs_builder_state_arg(fcinfo, 0, &s);
 	if (!bs_builder_is_counting(s.data))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

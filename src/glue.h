@@ -154,4 +154,20 @@ extern void bs_require_agg_context(FunctionCallInfo fcinfo, const char *name);
  */
 extern uint8_t *bs_state_arg(FunctionCallInfo fcinfo, int argno, bs_kind kind);
 
+/* --- bloom_agg_state as an expanded object (builder_state.c) --- */
+
+typedef struct bs_builder_eo bs_builder_eo;
+
+/* Argument argno if it is our read-write expanded state, else NULL. */
+extern bs_builder_eo *bs_builder_state_rw(FunctionCallInfo fcinfo, int argno);
+/* Its current state bytes (header exact; queued hashes not yet in the table). */
+extern uint8_t *bs_builder_state_bytes(bs_builder_eo *eo);
+/* Queue one hash (prefetching its slot) and insert the oldest queued one. */
+extern void bs_builder_state_add(bs_builder_eo *eo, uint64_t h);
+extern Datum bs_builder_state_datum(bs_builder_eo *eo);
+/* What a transition function returns for flat state s: s, or s made expanded once large. */
+extern Datum bs_builder_state_return(FunctionCallInfo fcinfo, uint8_t *s);
+/* A bloom_agg_state argument's complete bytes, without copying our expanded state. */
+extern void bs_builder_state_arg(FunctionCallInfo fcinfo, int argno, bs_sketch_ref *ref);
+
 #endif

@@ -320,6 +320,36 @@ bs_builder_add(uint8_t *s, uint64_t h, const bs_allocator *a)
 	return add_count(s, h, 1, a);
 }
 
+#if defined(__GNUC__) || defined(__clang__)
+#define PREFETCH_W(p) __builtin_prefetch((p), 1)
+#else
+#define PREFETCH_W(p) ((void) (p))
+#endif
+
+void
+bs_builder_prefetch(const uint8_t *s, uint64_t h)
+{
+	uint32_t	flags = bs_load32(s + BS_OFF_P3);
+	uint64_t	p1 = bs_load64(s + BS_OFF_P1);
+
+	if (flags & BS_BUILDER_DENSE)
+	{
+		uint32_t	k = bs_load32(s + BS_OFF_P2),
+					i;
+
+		for (i = 0; i < k; i++)
+			PREFETCH_W(s + BS_HEADER_SIZE + (bs_probe(h, i, p1) >> 3));
+	}
+	else if (h != 0)
+	{
+		uint64_t	idx = bs_reduce(h, p1);
+
+		PREFETCH_W(slots_of(s) + idx * 8);
+		if (flags & BS_BUILDER_COUNTED)
+			PREFETCH_W(counts_of(s) + idx);
+	}
+}
+
 bs_status
 bs_builder_full_error(bs_error *err)
 {

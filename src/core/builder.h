@@ -92,6 +92,55 @@ uint8_t    *bs_builder_add(uint8_t *state, uint64_t h, const bs_allocator *a);
 bs_status	bs_builder_full_error(bs_error *err);
 bool		bs_builder_is_counting(const uint8_t *state);
 
+/*
+ * Hashes on their way into a large state.  Its table (or dense filter) is
+ * bigger than the CPU caches, so an insert waits ~100 ns for its cache line
+ * and the caller's work for the next row waits with it.  Instead, a row
+ * prefetches the line(s) its hash will touch (bs_builder_prefetch) and
+ * queues the hash; the hash queued BS_BUILDER_PENDING rows earlier, whose
+ * lines have arrived meanwhile, goes in.  First in, first out, so the state
+ * ends up byte for byte as with bs_builder_add alone, once the queue is
+ * drained.  The queue is not part of the state's format: whoever keeps one
+ * must drain it before anyone else reads the state (src/builder_state.c).
+ */
+#define BS_BUILDER_PENDING 8
+
+typedef struct bs_builder_pending
+{
+	uint64_t	h[BS_BUILDER_PENDING];
+	uint32_t	n;				/* hashes queued */
+	uint32_t	head;			/* index of the oldest */
+} bs_builder_pending;
+
+void		bs_builder_prefetch(const uint8_t *state, uint64_t h);
+
+/* Queue h; when the queue was full, true with its oldest hash in *out. */
+static inline bool
+bs_builder_pending_push(bs_builder_pending *p, uint64_t h, uint64_t *out)
+{
+	if (p->n < BS_BUILDER_PENDING)
+	{
+		p->h[(p->head + p->n++) % BS_BUILDER_PENDING] = h;
+		return false;
+	}
+	*out = p->h[p->head];
+	p->h[p->head] = h;
+	p->head = (p->head + 1) % BS_BUILDER_PENDING;
+	return true;
+}
+
+/* Take the oldest queued hash, if any. */
+static inline bool
+bs_builder_pending_pop(bs_builder_pending *p, uint64_t *out)
+{
+	if (p->n == 0)
+		return false;
+	*out = p->h[p->head];
+	p->head = (p->head + 1) % BS_BUILDER_PENDING;
+	p->n--;
+	return true;
+}
+
 /* dst += src (src unchanged); returns dst or a new buffer, NULL on error. */
 uint8_t    *bs_builder_merge(uint8_t *dst, const uint8_t *src,
 							 const bs_allocator *a, bs_error *err,

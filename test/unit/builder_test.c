@@ -775,6 +775,96 @@ test_check(void)
 	unit_arena_reset(&the_arena);
 }
 
+/* add_all through a pending queue with prefetching, drained at the end. */
+static uint8_t *
+add_all_queued(uint8_t *s, const uint64_t *h, size_t n)
+{
+	bs_builder_pending p = {{0}, 0, 0};
+	uint64_t	older;
+	size_t		i;
+
+	for (i = 0; i < n; i++)
+	{
+		bs_builder_prefetch(s, h[i]);
+		if (bs_builder_pending_push(&p, h[i], &older))
+			s = add_all(s, &older, 1);
+	}
+	while (bs_builder_pending_pop(&p, &older))
+		s = add_all(s, &older, 1);
+	return s;
+}
+
+/*
+ * The pending queue of large states (builder.h): first in, first out, and a
+ * state fed through it (with its prefetches) is byte for byte the state fed
+ * directly, through growth, the dense switch, duplicates, the zero hash, and
+ * counting and fixed states.
+ */
+static void
+test_pending_queue(void)
+{
+	bs_builder_pending p = {{0}, 0, 0};
+	uint64_t	out = 0,
+				i,
+				order_ok = 1;
+	unit_rng	r = {2024};
+	size_t		n = BS_BUILDER_EXACT_LIMIT + 10000;	/* distinct ones too, after the duplicates below */
+	uint64_t   *h = unit_random_hashes(&r, n);
+	const size_t sizes[] = {0, 1, BS_BUILDER_PENDING - 1, BS_BUILDER_PENDING, BS_BUILDER_PENDING + 1, 12289, 100000};
+	size_t		j;
+	uint8_t    *a,
+			   *b;
+	bs_error	err;
+
+	CHECK(!bs_builder_pending_pop(&p, &out), "an empty queue pops nothing");
+	for (i = 1; i <= 3 * BS_BUILDER_PENDING; i++)
+		if (bs_builder_pending_push(&p, i, &out) &&
+			out != i - BS_BUILDER_PENDING)
+			order_ok = 0;
+	CHECK(order_ok && p.n == BS_BUILDER_PENDING, "a full queue gives back the hash pushed %d pushes earlier", BS_BUILDER_PENDING);
+	for (i = 2 * BS_BUILDER_PENDING + 1; bs_builder_pending_pop(&p, &out); i++)
+		if (out != i)
+			order_ok = 0;
+	CHECK(order_ok && i == 3 * BS_BUILDER_PENDING + 1 && p.n == 0, "draining pops the rest in order");
+
+	/* duplicates and the zero hash among them */
+	for (i = 0; i < 5000; i++)
+		h[100000 + i] = h[i * 7];
+	h[500] = 0;
+	h[90000] = 0;
+	for (j = 0; j < sizeof(sizes) / sizeof(sizes[0]); j++)
+	{
+		a = add_all(new_auto(0.01, BS_FAMILY_INTEGER), h, sizes[j]);
+		b = add_all_queued(new_auto(0.01, BS_FAMILY_INTEGER), h, sizes[j]);
+		CHECK(bs_builder_size(a) == bs_builder_size(b) && memcmp(a, b, bs_builder_size(a)) == 0,
+			  "exact state of %zu hashes: queued = direct, byte for byte", sizes[j]);
+		unit_arena_reset(&the_arena);
+	}
+	a = add_all(new_auto(0.01, BS_FAMILY_INTEGER), h, n);
+	b = add_all_queued(new_auto(0.01, BS_FAMILY_INTEGER), h, n);
+	CHECK((flags_of(b) & BS_BUILDER_DENSE) && bs_builder_size(a) == bs_builder_size(b) &&
+		  memcmp(a, b, bs_builder_size(a)) == 0,
+		  "past the exact limit (%zu hashes, dense): queued = direct", n);
+	unit_arena_reset(&the_arena);
+
+	bs_builder_new_counting(0.01, BS_FAMILY_INTEGER, 0, &alloc, &a, &err);
+	bs_builder_new_counting(0.01, BS_FAMILY_INTEGER, 0, &alloc, &b, &err);
+	a = add_all(a, h, 105000);
+	b = add_all_queued(b, h, 105000);
+	CHECK(bs_builder_size(a) == bs_builder_size(b) && memcmp(a, b, bs_builder_size(a)) == 0,
+		  "counting state with duplicates: queued = direct");
+	unit_arena_reset(&the_arena);
+
+	bs_builder_new_fixed(50000, 0.01, BS_FAMILY_INTEGER, 0, &alloc, &a, &err);
+	bs_builder_new_fixed(50000, 0.01, BS_FAMILY_INTEGER, 0, &alloc, &b, &err);
+	a = add_all(a, h, 60000);
+	b = add_all_queued(b, h, 60000);
+	CHECK(bs_builder_size(a) == bs_builder_size(b) && memcmp(a, b, bs_builder_size(a)) == 0,
+		  "fixed state: queued = direct");
+	free(h);
+	unit_arena_reset(&the_arena);
+}
+
 int
 main(void)
 {
@@ -786,6 +876,7 @@ main(void)
 	test_fixed();
 	test_merge_errors();
 	test_check();
+	test_pending_queue();
 	free(the_arena.ptr);
 	return unit_done("builder");
 }

@@ -1,0 +1,99 @@
+--
+-- bloom_agg_expanded: large bloom_agg_state values, kept in memory as
+-- expanded objects that queue a few hashes while their slots are prefetched
+-- (src/builder_state.c).  Every way a state leaves its transition function
+-- must see every queued hash: the final function (also repeatedly, in a
+-- window), the state's text output, a HashAggregate that spills, a parallel
+-- plan, a NULL row in between, and cbloom_agg's counts.
+--
+-- The reference is the fixed-shape form bloom_agg(x, n, p) with n the
+-- number of distinct values: the same filter, byte for byte (builder.h), and
+-- at these sizes its state stays a plain varlena (under 64 kB).
+--
+SET extra_float_digits = 0;
+
+-- A number from the plan of EXPLAIN ANALYZE q: the sum of a JSON key.
+CREATE FUNCTION pg_temp.plan_sum(q text, key text) RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE
+  plan jsonb;
+BEGIN
+  EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT JSON) ' || q INTO plan;
+  RETURN coalesce((SELECT sum(v::text::bigint)
+                   FROM jsonb_path_query(plan, ('strict $.**."' || key || '"')::jsonpath) v), 0);
+END $$;
+CREATE TEMP TABLE ex AS
+SELECT x::bigint AS x, 'k' || x AS t, ((x - 1) / 10000)::integer AS g
+FROM generate_series(1, 40000) x;
+
+-- 40,000 distinct values: a 512 kB exact-phase table.
+SELECT bloom_agg(x) = bloom_agg(x, 40000, 0.01) AS bigint_same,
+       bloom_agg(t) = bloom_agg(t, 40000, 0.01) AS text_same,
+       bloom_agg(x, 0.001) = bloom_agg(x, 40000, 0.001) AS fpr_same,
+       (bloom_info(bloom_agg(x))).bits = bloom_optimal_bits(40000, 0.01) AS sized_for_40000
+FROM ex;
+
+-- NULLs and duplicates between the values change nothing.
+SELECT bloom_agg(v) = (SELECT bloom_agg(x, 40000, 0.01) FROM ex) AS with_nulls_and_duplicates
+FROM (SELECT CASE WHEN i % 3 = 0 THEN NULL ELSE (i % 40000) + 1 END::bigint AS v
+      FROM generate_series(0, 119999) i) s;
+
+-- The last values of a group are the ones still queued when the final
+-- function runs: each prefix must be complete.
+SELECT n, (SELECT bloom_agg(x) FROM ex WHERE x <= n) = (SELECT bloom_agg(x, n, 0.01) FROM ex WHERE x <= n) AS same
+FROM (VALUES (8193::bigint), (12289), (24577), (39999)) v(n);
+
+-- A window: the final function runs on every row while the state keeps
+-- growing and queueing.
+SELECT count(*) AS rows_checked,
+       count(*) FILTER (WHERE w = (SELECT bloom_agg(x, n, 0.01) FROM ex WHERE x <= n)) AS same
+FROM (SELECT x AS n, bloom_agg(x) OVER (ORDER BY x) AS w FROM ex) s
+WHERE n IN (1, 6145, 6146, 6150, 12289, 20000, 40000);
+
+-- The state itself, by a custom aggregate without a final function: its
+-- text output is the flat state with every hash, and reads back.
+CREATE AGGREGATE pg_temp.state_of(bigint) (SFUNC = bloom_agg_trans, STYPE = bloom_agg_state);
+CREATE AGGREGATE pg_temp.filter_of(bloom_agg_state) (
+  SFUNC = bloom_agg_combine, STYPE = bloom_agg_state, FINALFUNC = bloom_agg_final);
+CREATE TEMP TABLE ex_state AS SELECT pg_temp.state_of(x) AS s FROM ex;
+SELECT pg_column_size(s) AS state_bytes,
+       octet_length(s::text) AS text_length,
+       s::text::bloom_agg_state::text = s::text AS reloads
+FROM ex_state;
+SELECT pg_temp.filter_of(s) = (SELECT bloom_agg(x, 40000, 0.01) FROM ex) AS same_filter FROM ex_state;
+
+-- A HashAggregate over 4 groups of 10,000 values (128 kB states), one after
+-- the other, that spills the later groups to disk with a small work_mem.
+SET work_mem = '64kB';
+SET enable_sort = off;
+SET max_parallel_workers_per_gather = 0;
+EXPLAIN (COSTS OFF) SELECT g, bloom_agg(x) FROM ex GROUP BY g;
+SELECT pg_temp.plan_sum('SELECT g, bloom_agg(x) FROM ex GROUP BY g', 'HashAgg Batches') > 1 AS spilled;
+SELECT count(*) AS groups,
+       count(*) FILTER (WHERE a = b) AS same
+FROM (SELECT g, bloom_agg(x) AS a, bloom_agg(x, 10000, 0.01) AS b FROM ex GROUP BY g) s;
+RESET work_mem;
+RESET enable_sort;
+
+-- cbloom_agg(x) keeps a count per hash in the same kind of state.
+SELECT cbloom_agg(v) = cbloom_agg(v, 40000, 0.01) AS cbloom_same,
+       cbloom_count(cbloom_agg(v), 7::bigint) AS count_of_7,
+       cbloom_agg(v)::bloom = bloom_agg(v) AS as_bloom
+FROM (SELECT (i % 40000) + 1 AS v FROM generate_series(0, 119999) i) s;
+
+-- A parallel plan: workers send their expanded states flattened; the
+-- leader's own partial state reaches the combine function as it is.
+CREATE TABLE ex_par AS SELECT x FROM ex;
+ALTER TABLE ex_par SET (parallel_workers = 2);
+ANALYZE ex_par;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+EXPLAIN (COSTS OFF) SELECT bloom_agg(x) FROM ex_par;
+SELECT pg_temp.plan_sum('SELECT bloom_agg(x) FROM ex_par', 'Workers Launched') >= 1 AS workers_launched;
+SELECT bloom_agg(x) = (SELECT bloom_agg(x, 40000, 0.01) FROM ex) AS parallel_same FROM ex_par;
+SET parallel_leader_participation = off;
+SELECT bloom_agg(x) = (SELECT bloom_agg(x, 40000, 0.01) FROM ex) AS workers_only_same FROM ex_par;
+RESET parallel_leader_participation;
+RESET max_parallel_workers_per_gather;
+DROP TABLE ex_par;

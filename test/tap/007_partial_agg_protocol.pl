@@ -178,6 +178,22 @@ is( $node->safe_psql(
 }
 
 # ---------------------------------------------------------------------------------------
+# Large states: id has about 6,700 distinct values per shard, so each shard's bloom_agg
+# state is a 128 kB table, kept in memory as an expanded object that queues hashes while
+# it prefetches their slots (src/builder_state.c).  The shim, as Citus, keeps the object
+# it is given back and ships its text: no queued hash may be lost on the way.
+is( $node->safe_psql(
+		'postgres', join(
+			",\n",
+			'SELECT ' . split_sql('bloom_agg(bigint)', 'id::bigint', 'bloom') . ' = (SELECT bloom_agg(id::bigint) FROM t)',
+			split_sql('bloom_agg(bigint)', 'id::bigint', 'bloom') . ' = (SELECT bloom_agg(id::bigint, 20000, 0.01) FROM t)',
+			split_sql('cbloom_agg(bigint)', 'id::bigint', 'cbloom') . ' = (SELECT cbloom_agg(id::bigint) FROM t)',
+			split_sql('bloom_agg(text)', "'k' || id", 'bloom') . " = (SELECT bloom_agg('k' || id) FROM t)")),
+	't|t|t|t',
+	'128 kB states per shard (expanded, queueing): bloom_agg and cbloom_agg of 20,000 distinct values equal one node and the fixed-capacity filter'
+);
+
+# ---------------------------------------------------------------------------------------
 # The key types and the forms of the key aggregates
 my @types = (
 	[ 'kb', 'bigint' ],

@@ -12,15 +12,6 @@
 --
 SET extra_float_digits = 0;
 
--- A number from the plan of EXPLAIN ANALYZE q: the sum of a JSON key.
-CREATE FUNCTION pg_temp.plan_sum(q text, key text) RETURNS bigint LANGUAGE plpgsql AS $$
-DECLARE
-  plan jsonb;
-BEGIN
-  EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT JSON) ' || q INTO plan;
-  RETURN coalesce((SELECT sum(v::text::bigint)
-                   FROM jsonb_path_query(plan, ('strict $.**."' || key || '"')::jsonpath) v), 0);
-END $$;
 CREATE TEMP TABLE ex AS
 SELECT x::bigint AS x, 'k' || x AS t, ((x - 1) / 10000)::integer AS g
 FROM generate_series(1, 40000) x;
@@ -67,7 +58,7 @@ SET work_mem = '64kB';
 SET enable_sort = off;
 SET max_parallel_workers_per_gather = 0;
 EXPLAIN (COSTS OFF) SELECT g, bloom_agg(x) FROM ex GROUP BY g;
-SELECT pg_temp.plan_sum('SELECT g, bloom_agg(x) FROM ex GROUP BY g', 'HashAgg Batches') > 1 AS spilled;
+SELECT regress_plan_sum('SELECT g, bloom_agg(x) FROM ex GROUP BY g', 'HashAgg Batches') > 1 AS spilled;
 SELECT count(*) AS groups,
        count(*) FILTER (WHERE a = b) AS same
 FROM (SELECT g, bloom_agg(x) AS a, bloom_agg(x, 10000, 0.01) AS b FROM ex GROUP BY g) s;
@@ -90,7 +81,7 @@ SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 2;
 EXPLAIN (COSTS OFF) SELECT bloom_agg(x) FROM ex_par;
-SELECT pg_temp.plan_sum('SELECT bloom_agg(x) FROM ex_par', 'Workers Launched') >= 1 AS workers_launched;
+SELECT regress_plan_sum('SELECT bloom_agg(x) FROM ex_par', 'Workers Launched') >= 1 AS workers_launched;
 SELECT bloom_agg(x) = (SELECT bloom_agg(x, 40000, 0.01) FROM ex) AS parallel_same FROM ex_par;
 SET parallel_leader_participation = off;
 SELECT bloom_agg(x) = (SELECT bloom_agg(x, 40000, 0.01) FROM ex) AS workers_only_same FROM ex_par;

@@ -12,17 +12,6 @@ SELECT x::bigint AS x, (x % 10)::integer AS g, 'v' || x AS t
 FROM generate_series(1, 300000) x;
 ANALYZE par_data;
 
--- Runs a statement under EXPLAIN ANALYZE (so a CREATE TABLE AS creates its
--- table) and returns how many parallel workers it launched.
-CREATE FUNCTION pg_temp.par_workers(q text) RETURNS integer LANGUAGE plpgsql AS $$
-DECLARE
-  plan jsonb;
-BEGIN
-  EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT JSON) ' || q INTO plan;
-  RETURN coalesce((SELECT sum(v::text::integer)
-                   FROM jsonb_path_query(plan, 'strict $.**."Workers Launched"') v), 0);
-END $$;
-
 -- ---------------------------------------------------------------------------
 -- Serial results
 -- ---------------------------------------------------------------------------
@@ -47,15 +36,15 @@ EXPLAIN (COSTS OFF) SELECT bloom_agg(x, 0.001) FROM par_data;
 EXPLAIN (COSTS OFF) SELECT bloom_agg(x, 300000, 0.01) FROM par_data;
 EXPLAIN (COSTS OFF) SELECT bloom_agg(t) FROM par_data;
 EXPLAIN (COSTS OFF) SELECT g, bloom_agg(x) FROM par_data GROUP BY g;
-SELECT pg_temp.par_workers($$
+SELECT regress_plan_sum($$
   CREATE TEMP TABLE par_parallel AS
   SELECT bloom_agg(x) AS a, bloom_agg(x, 0.001) AS b, bloom_agg(x, 300000, 0.01) AS c,
          bloom_agg(t) AS d, bloom_agg(t, 500000, 0.02) AS e
-  FROM par_data$$) >= 1 AS workers_launched;
-SELECT pg_temp.par_workers($$
+  FROM par_data$$, 'Workers Launched') >= 1 AS workers_launched;
+SELECT regress_plan_sum($$
   CREATE TEMP TABLE par_parallel_g AS
   SELECT g, bloom_agg(x) AS a, bloom_agg(x, 0.001) AS b, bloom_agg(x, 30000, 0.01) AS c, bloom_agg(t) AS d
-  FROM par_data GROUP BY g$$) >= 1 AS workers_launched;
+  FROM par_data GROUP BY g$$, 'Workers Launched') >= 1 AS workers_launched;
 -- Byte-identical to the serial plan.
 SELECT s.a = p.a AS auto, s.b = p.b AS fpr, s.c = p.c AS capacity, s.d = p.d AS text_auto, s.e = p.e AS text_capacity,
        (bloom_info(p.a)).bits = bloom_optimal_bits(300000, 0.01) AS sized_for_300000
@@ -83,9 +72,9 @@ FROM par_filters;
 SET max_parallel_workers_per_gather = 2;
 EXPLAIN (COSTS OFF) SELECT bloom_union_agg(f) FROM par_filters;
 EXPLAIN (COSTS OFF) SELECT bloom_intersection_agg(f) FROM par_filters;
-SELECT pg_temp.par_workers($$
+SELECT regress_plan_sum($$
   CREATE TEMP TABLE par_union_parallel AS
-  SELECT bloom_union_agg(f) AS u, bloom_intersection_agg(f) AS i FROM par_filters$$) >= 1 AS workers_launched;
+  SELECT bloom_union_agg(f) AS u, bloom_intersection_agg(f) AS i FROM par_filters$$, 'Workers Launched') >= 1 AS workers_launched;
 SELECT s.u = p.u AS union_identical, s.i = p.i AS intersection_identical,
        p.u = s.whole AS union_is_filter_of_whole
 FROM par_union_serial s, par_union_parallel p;
@@ -100,8 +89,8 @@ SET max_parallel_workers_per_gather = 0;
 CREATE TEMP TABLE par_big_serial AS SELECT bloom_agg(x) AS a, bloom_agg(x, 0.001) AS b FROM par_big;
 SET max_parallel_workers_per_gather = 2;
 EXPLAIN (COSTS OFF) SELECT bloom_agg(x), bloom_agg(x, 0.001) FROM par_big;
-SELECT pg_temp.par_workers($$
-  CREATE TEMP TABLE par_big_parallel AS SELECT bloom_agg(x) AS a, bloom_agg(x, 0.001) AS b FROM par_big$$)
+SELECT regress_plan_sum($$
+  CREATE TEMP TABLE par_big_parallel AS SELECT bloom_agg(x) AS a, bloom_agg(x, 0.001) AS b FROM par_big$$, 'Workers Launched')
   >= 1 AS workers_launched;
 SELECT s.a = p.a AS auto_identical, s.b = p.b AS fpr_identical FROM par_big_serial s, par_big_parallel p;
 -- Past the exact phase the filter is folded to a size that keeps the rate:

@@ -461,16 +461,6 @@ CREATE TABLE cpar_data AS
 SELECT (x % 100000)::bigint AS x, (x % 10)::integer AS g, 'v' || (x % 100000) AS t
 FROM generate_series(1, 200000) x;
 ANALYZE cpar_data;
--- Runs a statement under EXPLAIN ANALYZE (so a CREATE TABLE AS creates its
--- table) and returns how many parallel workers it launched.
-CREATE FUNCTION pg_temp.par_workers(q text) RETURNS integer LANGUAGE plpgsql AS $$
-DECLARE
-  plan jsonb;
-BEGIN
-  EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT JSON) ' || q INTO plan;
-  RETURN coalesce((SELECT sum(v::text::integer)
-                   FROM jsonb_path_query(plan, 'strict $.**."Workers Launched"') v), 0);
-END $$;
 SET max_parallel_workers_per_gather = 0;
 CREATE TEMP TABLE cpar_serial AS
 SELECT cbloom_agg(x) AS a, cbloom_agg(x, 0.001) AS b, cbloom_agg(x, 200000, 0.01) AS c,
@@ -488,15 +478,15 @@ EXPLAIN (COSTS OFF) SELECT cbloom_agg(x, 0.001) FROM cpar_data;
 EXPLAIN (COSTS OFF) SELECT cbloom_agg(x, 200000, 0.01) FROM cpar_data;
 EXPLAIN (COSTS OFF) SELECT cbloom_agg(x, 200000, 0.01, 8) FROM cpar_data;
 EXPLAIN (COSTS OFF) SELECT g, cbloom_agg(x) FROM cpar_data GROUP BY g;
-SELECT pg_temp.par_workers($$
+SELECT regress_plan_sum($$
   CREATE TEMP TABLE cpar_parallel AS
   SELECT cbloom_agg(x) AS a, cbloom_agg(x, 0.001) AS b, cbloom_agg(x, 200000, 0.01) AS c,
          cbloom_agg(t) AS d, cbloom_agg(t, 100000, 0.02) AS e, cbloom_agg(x, 200000, 0.01, 8) AS h
-  FROM cpar_data$$) >= 1 AS workers_launched;
-SELECT pg_temp.par_workers($$
+  FROM cpar_data$$, 'Workers Launched') >= 1 AS workers_launched;
+SELECT regress_plan_sum($$
   CREATE TEMP TABLE cpar_parallel_g AS
   SELECT g, cbloom_agg(x) AS a, cbloom_agg(x, 0.001) AS b, cbloom_agg(x, 20000, 0.01) AS c, cbloom_agg(t) AS d
-  FROM cpar_data GROUP BY g$$) >= 1 AS workers_launched;
+  FROM cpar_data GROUP BY g$$, 'Workers Launched') >= 1 AS workers_launched;
 -- Byte-identical to the serial plan; every value counted twice.
 SELECT s.a = p.a AS auto, s.b = p.b AS fpr, s.c = p.c AS capacity, s.d = p.d AS text_auto, s.e = p.e AS text_capacity,
        s.h = p.h AS capacity_8bit,
@@ -519,8 +509,8 @@ SELECT cbloom_union_agg(f) AS u, (SELECT cbloom_agg(x, 10000, 0.01) FROM cpar_da
 FROM cpar_filters;
 SET max_parallel_workers_per_gather = 2;
 EXPLAIN (COSTS OFF) SELECT cbloom_union_agg(f) FROM cpar_filters;
-SELECT pg_temp.par_workers($$
-  CREATE TEMP TABLE cpar_union_parallel AS SELECT cbloom_union_agg(f) AS u FROM cpar_filters$$) >= 1 AS workers_launched;
+SELECT regress_plan_sum($$
+  CREATE TEMP TABLE cpar_union_parallel AS SELECT cbloom_union_agg(f) AS u FROM cpar_filters$$, 'Workers Launched') >= 1 AS workers_launched;
 SELECT s.u = p.u AS union_identical, p.u = s.whole AS union_is_filter_of_whole, cbloom_count(p.u, 5000) AS count_5000
 FROM cpar_union_serial s, cpar_union_parallel p;
 DROP TABLE cpar_filters;
@@ -529,8 +519,8 @@ DROP TABLE cpar_filters;
 CREATE TABLE cpar_big AS SELECT x::bigint AS x FROM generate_series(1, 1048577) x;
 ANALYZE cpar_big;
 EXPLAIN (COSTS OFF) SELECT cbloom_agg(x) FROM cpar_big;
-SELECT pg_temp.par_workers($$
-  CREATE TEMP TABLE cpar_big_parallel AS SELECT cbloom_agg(x) AS a FROM cpar_big WHERE x <= 1048576$$) >= 1 AS workers_launched;
+SELECT regress_plan_sum($$
+  CREATE TEMP TABLE cpar_big_parallel AS SELECT cbloom_agg(x) AS a FROM cpar_big WHERE x <= 1048576$$, 'Workers Launched') >= 1 AS workers_launched;
 SELECT cbloom_agg(x) FROM cpar_big;
 \echo SQLSTATE :SQLSTATE
 SELECT p.a = s.f AS identical_at_2_20 FROM cpar_big_parallel p, agg_2_20 s;

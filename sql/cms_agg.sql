@@ -271,21 +271,11 @@ FROM (SELECT part, cms_union_agg(c) AS c
       FROM (SELECT part, g % 3 AS sub, cms_agg(x, 0.01, 0.01) AS c FROM agg_stream GROUP BY 1, 2) s
       GROUP BY part) r JOIN agg_parts p USING (part);
 -- A hash aggregate that spills to disk (7 states of 108808 bytes in 64kB of
--- work_mem) gives the same sketches.  plan_sum runs a statement under
--- EXPLAIN ANALYZE (so a CREATE TABLE AS creates its table) and sums a
--- counter of its plan.
-CREATE FUNCTION pg_temp.plan_sum(q text, counter text) RETURNS integer LANGUAGE plpgsql AS $$
-DECLARE
-  plan jsonb;
-BEGIN
-  EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT JSON) ' || q INTO plan;
-  RETURN coalesce((SELECT sum(v::text::integer)
-                   FROM jsonb_path_query(plan, ('strict $.**."' || counter || '"')::jsonpath) v), 0);
-END $$;
+-- work_mem) gives the same sketches (regress_plan_sum: bloom_00_setup).
 SET work_mem = '64kB';
 SET hash_mem_multiplier = 1;
 SET enable_sort = off;
-SELECT pg_temp.plan_sum($$CREATE TEMP TABLE agg_spilled AS
+SELECT regress_plan_sum($$CREATE TEMP TABLE agg_spilled AS
                           SELECT part, cms_agg(t) AS ct, cms_agg_weighted(x, part, 0.01, 0.01) AS cw
                           FROM agg_stream GROUP BY part$$, 'HashAgg Batches') > 1 AS spilled;
 RESET enable_sort;
@@ -393,12 +383,12 @@ SET max_parallel_workers_per_gather = 2;
 EXPLAIN (COSTS OFF) SELECT cms_agg(x) FROM agg_zipf;
 EXPLAIN (COSTS OFF) SELECT cms_agg(x, 0.01, 0.001), cms_agg_weighted(x, w), cms_agg_weighted(x, w, 0.05, 0.1) FROM agg_zipf;
 EXPLAIN (COSTS OFF) SELECT part, cms_agg(x) FROM agg_zipf GROUP BY part;
-SELECT pg_temp.plan_sum($$
+SELECT regress_plan_sum($$
   CREATE TEMP TABLE agg_parallel AS
   SELECT cms_agg(x) AS a, cms_agg(x, 0.01, 0.001) AS b, cms_agg_weighted(x, w) AS c,
          cms_agg_weighted(x, w, 0.05, 0.1) AS d, cms_agg(x::text) AS e
   FROM agg_zipf$$, 'Workers Launched') >= 1 AS workers_launched;
-SELECT pg_temp.plan_sum($$
+SELECT regress_plan_sum($$
   CREATE TEMP TABLE agg_parallel_g AS
   SELECT part, cms_agg(x) AS a, cms_agg(x, 0.01, 0.001) AS b, cms_agg_weighted(x, w) AS c
   FROM agg_zipf GROUP BY part$$, 'Workers Launched') >= 1 AS workers_launched;
@@ -422,7 +412,7 @@ ANALYZE agg_sketches;
 CREATE TEMP TABLE agg_union_serial AS SELECT cms_union_agg(c) AS u FROM agg_sketches;
 SET max_parallel_workers_per_gather = 2;
 EXPLAIN (COSTS OFF) SELECT cms_union_agg(c) FROM agg_sketches;
-SELECT pg_temp.plan_sum($$
+SELECT regress_plan_sum($$
   CREATE TEMP TABLE agg_union_parallel AS SELECT cms_union_agg(c) AS u FROM agg_sketches$$, 'Workers Launched') >= 1 AS workers_launched;
 SELECT s.u = p.u AS union_identical, p.u = (SELECT c_narrow FROM agg_zipf_sketch) AS union_is_sketch_of_whole,
        cms_total(p.u) AS total

@@ -399,27 +399,17 @@ FROM topk_serial;
 -- ---------------------------------------------------------------------------
 -- Parallel plans: Partial Aggregate in the workers, Finalize Aggregate
 -- ---------------------------------------------------------------------------
--- Runs a statement under EXPLAIN ANALYZE (so a CREATE TABLE AS creates its
--- table) and returns how many parallel workers it launched.
-CREATE FUNCTION pg_temp.topk_workers(q text) RETURNS integer LANGUAGE plpgsql AS $$
-DECLARE
-  plan jsonb;
-BEGIN
-  EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT JSON) ' || q INTO plan;
-  RETURN coalesce((SELECT sum(v::text::integer)
-                   FROM jsonb_path_query(plan, 'strict $.**."Workers Launched"') v), 0);
-END $$;
 SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 2;
 EXPLAIN (COSTS OFF) SELECT topk_agg(v, 10, 0.001, 0.01) FROM topk_zipf;
 EXPLAIN (COSTS OFF) SELECT day, topk_agg(url, 10) FROM topk_zipf GROUP BY day;
-SELECT pg_temp.topk_workers($$
+SELECT regress_plan_sum($$
   CREATE TEMP TABLE topk_parallel AS
   SELECT topk_agg(v, 10, 0.001, 0.01) AS t10, topk_agg(v, 100, 0.001, 0.01) AS t100,
          topk_agg(url, 10, 0.001, 0.01) AS u10
-  FROM topk_zipf$$) >= 1 AS workers_launched;
+  FROM topk_zipf$$, 'Workers Launched') >= 1 AS workers_launched;
 -- The same top 10 with the same estimates, and the same counters byte for
 -- byte (updates add up); the candidates past the top may differ.
 SELECT (SELECT array_agg(value || '=' || frequency ORDER BY n) FROM topk_items(p.t10) WITH ORDINALITY AS i(value, frequency, n)) =
@@ -436,8 +426,8 @@ FROM topk_serial s, topk_parallel p;
 SELECT count(*) FILTER (WHERE i.frequency < t.n) AS parallel_below_truth
 FROM topk_parallel, topk_items(t100) i JOIN topk_truth t ON t.v = i.value::bigint;
 -- Grouped, in parallel: the top 3 pages of each day equal the serial ones.
-SELECT pg_temp.topk_workers($$
-  CREATE TEMP TABLE topk_daily_parallel AS SELECT day, topk_agg(url, 3) AS t FROM topk_zipf GROUP BY day$$) >= 1
+SELECT regress_plan_sum($$
+  CREATE TEMP TABLE topk_daily_parallel AS SELECT day, topk_agg(url, 3) AS t FROM topk_zipf GROUP BY day$$, 'Workers Launched') >= 1
   AS workers_launched;
 SET max_parallel_workers_per_gather = 0;
 CREATE TEMP TABLE topk_daily_serial AS SELECT day, topk_agg(url, 3) AS t FROM topk_zipf GROUP BY day;
@@ -477,8 +467,8 @@ ANALYZE topk_parts;
 CREATE TEMP TABLE topk_parts_serial AS SELECT topk_union_agg(pages) AS u FROM topk_parts;
 SET max_parallel_workers_per_gather = 2;
 EXPLAIN (COSTS OFF) SELECT topk_union_agg(pages) FROM topk_parts;
-SELECT pg_temp.topk_workers($$
-  CREATE TEMP TABLE topk_parts_parallel AS SELECT topk_union_agg(pages) AS u FROM topk_parts$$) >= 1 AS workers_launched;
+SELECT regress_plan_sum($$
+  CREATE TEMP TABLE topk_parts_parallel AS SELECT topk_union_agg(pages) AS u FROM topk_parts$$, 'Workers Launched') >= 1 AS workers_launched;
 SELECT (SELECT array_agg(value || '=' || frequency ORDER BY n) FROM topk_items(p.u) WITH ORDINALITY AS i(value, frequency, n)) =
        (SELECT array_agg(value || '=' || frequency ORDER BY n) FROM topk_items(s.u) WITH ORDINALITY AS i(value, frequency, n))
        AS parallel_equals_serial,

@@ -47,6 +47,14 @@ BS_PG_VERSION=15
 bs_log() { printf '%s\n' "[bloomsketch] $*" >&2; }
 bs_die() { bs_log "ERROR: $*"; exit 1; }
 
+# A whole-number setting of at least MIN, or bs_die naming it.
+bs_require_int() { # NAME VALUE MIN
+	case $2 in
+	'' | *[!0-9]*) bs_die "$1 must be a whole number, got '$2'" ;;
+	esac
+	[ "$2" -ge "$3" ] || bs_die "$1 must be at least $3, got $2"
+}
+
 bs_is_root() { [ "$(id -u)" -eq 0 ]; }
 
 # Run a command as root: directly when we are root, else with sudo.

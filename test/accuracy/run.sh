@@ -65,21 +65,15 @@ ACC_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 acc_log() { printf '%s\n' "[accuracy] $*" >&2; }
 
-acc_int() { # NAME VALUE MIN
-	case $2 in
-	'' | *[!0-9]*) bs_die "$1 must be a whole number, got '$2'" ;;
-	esac
-	[ "$2" -ge "$3" ] || bs_die "$1 must be at least $3, got $2"
-}
-acc_int ACC_BLOOM_N "$ACC_BLOOM_N" 100
-acc_int ACC_BLOOM_TESTS "$ACC_BLOOM_TESTS" 1000
-acc_int ACC_SMALL_TESTS "$ACC_SMALL_TESTS" 200000
-acc_int ACC_AUTO_TESTS "$ACC_AUTO_TESTS" 1000
-acc_int ACC_CMS_ROWS "$ACC_CMS_ROWS" 1000
-acc_int ACC_TOPK_ROWS "$ACC_TOPK_ROWS" 1000
-acc_int ACC_CB_CAPACITY "$ACC_CB_CAPACITY" 100
-acc_int ACC_CB_TESTS "$ACC_CB_TESTS" 1000
-acc_int ACC_CB_STEPS "$ACC_CB_STEPS" 1
+bs_require_int ACC_BLOOM_N "$ACC_BLOOM_N" 100
+bs_require_int ACC_BLOOM_TESTS "$ACC_BLOOM_TESTS" 1000
+bs_require_int ACC_SMALL_TESTS "$ACC_SMALL_TESTS" 200000
+bs_require_int ACC_AUTO_TESTS "$ACC_AUTO_TESTS" 1000
+bs_require_int ACC_CMS_ROWS "$ACC_CMS_ROWS" 1000
+bs_require_int ACC_TOPK_ROWS "$ACC_TOPK_ROWS" 1000
+bs_require_int ACC_CB_CAPACITY "$ACC_CB_CAPACITY" 100
+bs_require_int ACC_CB_TESTS "$ACC_CB_TESTS" 1000
+bs_require_int ACC_CB_STEPS "$ACC_CB_STEPS" 1
 case $ACC_AUTO_N in
 '{'*'}') ;;
 *) bs_die "ACC_AUTO_N must be an array literal such as '{10,100,1000}', got '$ACC_AUTO_N'" ;;

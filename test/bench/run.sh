@@ -68,27 +68,21 @@ BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 : "${BENCH_HUGE_PAGES:=1}"
 : "${BENCH_OUT:=$BS_ROOT/test/.work/bench}"
 
-bench_int() { # NAME VALUE MIN
-	case $2 in
-	'' | *[!0-9]*) bs_die "$1 must be a whole number, got '$2'" ;;
-	esac
-	[ "$2" -ge "$3" ] || bs_die "$1 must be at least $3, got $2"
-}
-bench_int BENCH_ROWS "$BENCH_ROWS" 1000
-bench_int BENCH_DISTINCT "$BENCH_DISTINCT" 10
-bench_int BENCH_RUNS "$BENCH_RUNS" 1
-bench_int BENCH_WARMUP "$BENCH_WARMUP" 0
-bench_int BENCH_FILTER_KEYS "$BENCH_FILTER_KEYS" 1000
-bench_int BENCH_UPDATES "$BENCH_UPDATES" 1
-bench_int BENCH_UPDATE_RUNS "$BENCH_UPDATE_RUNS" 1
-bench_int BENCH_UPDATE_CAPACITY "$BENCH_UPDATE_CAPACITY" 1000
-bench_int BENCH_STATEMENT_TIMEOUT "$BENCH_STATEMENT_TIMEOUT" 1
+bs_require_int BENCH_ROWS "$BENCH_ROWS" 1000
+bs_require_int BENCH_DISTINCT "$BENCH_DISTINCT" 10
+bs_require_int BENCH_RUNS "$BENCH_RUNS" 1
+bs_require_int BENCH_WARMUP "$BENCH_WARMUP" 0
+bs_require_int BENCH_FILTER_KEYS "$BENCH_FILTER_KEYS" 1000
+bs_require_int BENCH_UPDATES "$BENCH_UPDATES" 1
+bs_require_int BENCH_UPDATE_RUNS "$BENCH_UPDATE_RUNS" 1
+bs_require_int BENCH_UPDATE_CAPACITY "$BENCH_UPDATE_CAPACITY" 1000
+bs_require_int BENCH_STATEMENT_TIMEOUT "$BENCH_STATEMENT_TIMEOUT" 1
 if [ -z "${BENCH_BIG_GROUPS:-}" ]; then
 	BENCH_BIG_GROUPS=$((BENCH_ROWS / 10))
 	[ "$BENCH_BIG_GROUPS" -gt 1000000 ] && BENCH_BIG_GROUPS=1000000
 	[ "$BENCH_BIG_GROUPS" -lt 1000 ] && BENCH_BIG_GROUPS=1000
 fi
-bench_int BENCH_BIG_GROUPS "$BENCH_BIG_GROUPS" 1
+bs_require_int BENCH_BIG_GROUPS "$BENCH_BIG_GROUPS" 1
 
 BENCH_T0=$(date +%s)
 BENCH_STAMP=$(date +%Y%m%d-%H%M%S)

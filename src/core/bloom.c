@@ -241,43 +241,56 @@ bs_bloom_fpr_from_fill(uint64_t m, uint32_t k, uint64_t bits_set)
 	return pow((double) bits_set / m, k);
 }
 
-/* Is any bit of src[lo, lo+len) set? */
-static int
-range_has_bit(const uint8_t *src, uint64_t lo, uint64_t len)
+/* Index of the lowest set bit of w != 0. */
+static inline unsigned
+lowest_bit(uint64_t w)
 {
-	uint64_t	hi = lo + len;	/* exclusive */
+#if defined(__GNUC__) || defined(__clang__)
+	return (unsigned) __builtin_ctzll(w);
+#else
+	unsigned	b = 0;
 
-	while (lo < hi && (lo & 7) != 0)
+	while ((w & 1) == 0)
 	{
-		if (src[lo >> 3] & (1u << (lo & 7)))
-			return 1;
-		lo++;
+		w >>= 1;
+		b++;
 	}
-	while (lo + 8 <= hi)
-	{
-		if (src[lo >> 3])
-			return 1;
-		lo += 8;
-	}
-	while (lo < hi)
-	{
-		if (src[lo >> 3] & (1u << (lo & 7)))
-			return 1;
-		lo++;
-	}
-	return 0;
+	return b;
+#endif
 }
 
+/*
+ * Folding maps bit p of the M-bit filter to bit p / f (builder.h), so the
+ * folded filter is made from the set bits alone, a 64-bit word at a time.
+ * p / f is a multiply by ceil(2^64 / f) kept in the high word (bs_reduce):
+ * exact, because p < 2^36 and f < 2^20 keep its error p / 2^64 below 1/f.
+ */
 void
 bs_bloom_fold(const uint8_t *src, uint64_t M, uint64_t f, uint8_t *dst)
 {
 	uint64_t	mm = M / f,
-				t;
+				nbytes = bs_bloom_payload_bytes(M),
+				inv = f > 1 ? UINT64_MAX / f + 1 : 0,
+				i;
 
 	memset(dst, 0, bs_bloom_payload_bytes(mm));
-	for (t = 0; t < mm; t++)
-		if (range_has_bit(src, t * f, f))
-			dst[t >> 3] |= (uint8_t) (1u << (t & 7));
+	for (i = 0; i < nbytes; i += 8)
+	{
+		uint64_t	w = 0,
+					j;
+
+		for (j = 0; j < 8 && i + j < nbytes; j++)
+			w |= (uint64_t) src[i + j] << (8 * j);
+		while (w != 0)
+		{
+			uint64_t	p = i * 8 + lowest_bit(w),
+						t = f > 1 ? bs_reduce(p, inv) : p;
+
+			w &= w - 1;
+			if (t < mm)			/* bits past M - M % f have no place */
+				dst[t >> 3] |= (uint8_t) (1u << (t & 7));
+		}
+	}
 }
 
 bs_status

@@ -33,7 +33,7 @@ palloc_sketch(void *ctx, size_t len)
 	return BS_DATA(bs_new_sketch(len));
 }
 
-const bs_allocator bs_palloc_allocator = {palloc_sketch, NULL};
+const bs_allocator bs_palloc_allocator = {palloc_sketch, NULL, NULL};
 
 /* Validate len bytes and return them as a new varlena of the kind. */
 static Datum
@@ -157,12 +157,11 @@ bs_sketch_arg_hash(FunctionCallInfo fcinfo, bs_kind kind)
 }
 
 void
-bs_require_agg_context(FunctionCallInfo fcinfo, const char *name)
+bs_not_agg_context_error(const char *name)
 {
-	if (!AggCheckCallContext(fcinfo, NULL))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("%s called in a non-aggregate context", name)));
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("%s called in a non-aggregate context", name)));
 }
 
 uint8_t *

@@ -257,6 +257,44 @@ to_dense(const uint8_t *s, const bs_allocator *a)
 	return d;
 }
 
+static void dense_add_sorted(uint8_t *bits, uint64_t m, uint32_t k, const uint64_t *h,
+							 size_t n, uint64_t *scratch, size_t scratch_words);
+
+/* to_dense, setting the bits of the table's hashes in address order (a batch's scratch). */
+static uint8_t *
+to_dense_sorted(const uint8_t *s, const bs_allocator *a, uint64_t *scratch, size_t scratch_words)
+{
+	double		fpr = state_fpr(s);
+	uint32_t	k = bs_builder_dense_hashes(fpr);
+	uint64_t	M = bs_builder_dense_bits(fpr, k);
+	uint8_t    *d = a->alloc(a->ctx, BS_HEADER_SIZE + bs_bloom_payload_bytes(M));
+	size_t		chunk = scratch_words / (1 + 2 * (size_t) k),
+				n = 0;
+	uint64_t   *hs;
+
+	write_state_header(d, s[BS_OFF_FAMILY], bs_load64(s + 8), M, k,
+					   BS_BUILDER_DENSE, 0, fpr);
+	if (chunk == 0)
+	{
+		FOR_EACH_HASH(s, h, bs_bloom_add_hash(d + BS_HEADER_SIZE, M, k, h));
+		return d;
+	}
+	/* chunk hashes gather in the upper part of scratch, their positions sort in the rest */
+	hs = scratch + scratch_words - chunk;
+	FOR_EACH_HASH(s, h,
+				  {
+					  hs[n++] = h;
+					  if (n == chunk)
+					  {
+						  dense_add_sorted(d + BS_HEADER_SIZE, M, k, hs, n,
+										   scratch, scratch_words - chunk);
+						  n = 0;
+					  }
+				  });
+	dense_add_sorted(d + BS_HEADER_SIZE, M, k, hs, n, scratch, scratch_words - chunk);
+	return d;
+}
+
 static uint8_t *
 grow(const uint8_t *s, const bs_allocator *a)
 {
@@ -320,34 +358,200 @@ bs_builder_add(uint8_t *s, uint64_t h, const bs_allocator *a)
 	return add_count(s, h, 1, a);
 }
 
-#if defined(__GNUC__) || defined(__clang__)
-#define PREFETCH_W(p) __builtin_prefetch((p), 1)
-#else
-#define PREFETCH_W(p) ((void) (p))
-#endif
+/* --- batches (builder.h) --- */
 
-void
-bs_builder_prefetch(const uint8_t *s, uint64_t h)
+#define RADIX_BITS 11
+#define RADIX (1u << RADIX_BITS)
+#define SORT_BITS (2 * RADIX_BITS)
+#define LINE_BYTES 64
+#define MIN_BATCH 1024
+/* positions sorted at once in the dense phase: 8 MB of them and 8 MB of scratch at most */
+#define MAX_DENSE_POSITIONS (UINT64_C(1) << 20)
+
+/* Sort v[0..n) by bits [shift, shift + 22) of each value: LSD radix, two 11-bit digits. */
+static void
+radix_sort22(uint64_t *v, uint64_t *tmp, size_t n, unsigned shift)
+{
+	size_t		count[RADIX];
+	uint64_t   *src = v,
+			   *dst = tmp,
+			   *t;
+	unsigned	pass;
+
+	for (pass = 0; pass < 2; pass++)
+	{
+		unsigned	sh = shift + pass * RADIX_BITS;
+		size_t		i,
+					sum = 0;
+
+		memset(count, 0, sizeof(count));
+		for (i = 0; i < n; i++)
+			count[(src[i] >> sh) & (RADIX - 1)]++;
+		for (i = 0; i < RADIX; i++)
+		{
+			size_t		c = count[i];
+
+			count[i] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++)
+			dst[count[(src[i] >> sh) & (RADIX - 1)]++] = src[i];
+		t = src;
+		src = dst;
+		dst = t;
+	}
+	/* after an even number of passes the result is back in v */
+}
+
+/* Number of significant bits of x (0 for 0). */
+static unsigned
+bit_length(uint64_t x)
+{
+	unsigned	b = 0;
+
+	while (x != 0)
+	{
+		b++;
+		x >>= 1;
+	}
+	return b;
+}
+
+/* Positions one dense batch sorts at once: about one per cache line of the filter. */
+static uint64_t
+dense_positions(uint64_t m)
+{
+	uint64_t	lines = bs_bloom_payload_bytes(m) / LINE_BYTES;
+
+	if (lines < MIN_BATCH)
+		return MIN_BATCH;
+	return lines > MAX_DENSE_POSITIONS ? MAX_DENSE_POSITIONS : lines;
+}
+
+/*
+ * Set the k bits of each of h[0..n) in the filter of m bits, positions sorted
+ * in chunks of up to scratch_words / 2 so that bits are set in address order.
+ */
+static void
+dense_add_sorted(uint8_t *bits, uint64_t m, uint32_t k, const uint64_t *h, size_t n,
+				 uint64_t *scratch, size_t scratch_words)
+{
+	size_t		chunk = scratch_words / 2 / k,
+				i = 0;
+	unsigned	len = bit_length(m - 1),
+				shift = len > SORT_BITS ? len - SORT_BITS : 0;
+
+	if (chunk == 0)
+	{
+		for (; i < n; i++)
+			bs_bloom_add_hash(bits, m, k, h[i]);
+		return;
+	}
+	while (i < n)
+	{
+		size_t		c = n - i < chunk ? n - i : chunk,
+					np = 0,
+					j;
+		uint32_t	p;
+
+		for (j = 0; j < c; j++)
+			for (p = 0; p < k; p++)
+				scratch[np++] = bs_probe(h[i + j], p, m);
+		radix_sort22(scratch, scratch + np, np, shift);
+		for (j = 0; j < np; j++)
+			bits[scratch[j] >> 3] |= (uint8_t) (1u << (scratch[j] & 7));
+		i += c;
+	}
+}
+
+size_t
+bs_builder_batch_hashes(const uint8_t *s)
 {
 	uint32_t	flags = bs_load32(s + BS_OFF_P3);
 	uint64_t	p1 = bs_load64(s + BS_OFF_P1);
 
 	if (flags & BS_BUILDER_DENSE)
 	{
-		uint32_t	k = bs_load32(s + BS_OFF_P2),
-					i;
+		uint64_t	per = dense_positions(p1) / bs_load32(s + BS_OFF_P2);
 
-		for (i = 0; i < k; i++)
-			PREFETCH_W(s + BS_HEADER_SIZE + (bs_probe(h, i, p1) >> 3));
+		return per < 64 ? 64 : (size_t) per;
 	}
-	else if (h != 0)
+	/* one hash per line of 8-byte slots */
+	return p1 / 8 < MIN_BATCH ? MIN_BATCH : (size_t) (p1 / 8);
+}
+
+size_t
+bs_builder_batch_scratch(const uint8_t *s, size_t n)
+{
+	uint32_t	flags = bs_load32(s + BS_OFF_P3);
+	uint64_t	dense;
+
+	if (flags & BS_BUILDER_DENSE)
+		return (size_t) (2 * dense_positions(bs_load64(s + BS_OFF_P1)));
+	/* only a full-sized auto table may turn dense during the batch */
+	if ((flags & BS_BUILDER_COUNTED) || bs_load64(s + BS_OFF_P1) < BS_BUILDER_MAX_SLOTS)
+		return n;
+	dense = 2 * dense_positions(bs_builder_dense_bits(state_fpr(s),
+													   bs_builder_dense_hashes(state_fpr(s))));
+	return n > dense ? n : (size_t) dense;
+}
+
+/* s2 replaced s1 during a batch; give s1 back unless it is the caller's. */
+static void
+replaced(uint8_t *s1, const uint8_t *caller, const bs_allocator *a)
+{
+	if (s1 != caller && a->release != NULL)
+		a->release(a->ctx, s1);
+}
+
+/* Does the exact state s hold hash h? */
+static bool
+holds(const uint8_t *s, uint64_t h)
+{
+	bool		found;
+
+	if (h == 0)
+		return (bs_load32(s + BS_OFF_P3) & BS_BUILDER_HASZERO) != 0;
+	(void) table_slot(s, h, &found);
+	return found;
+}
+
+uint8_t *
+bs_builder_add_batch(uint8_t *s, uint64_t *h, size_t n, uint64_t *scratch,
+					 size_t scratch_words, const bs_allocator *a)
+{
+	const uint8_t *caller = s;
+	size_t		i;
+
+	if (!(bs_load32(s + BS_OFF_P3) & BS_BUILDER_DENSE) && scratch_words >= n)
+		radix_sort22(h, scratch, n, 64 - SORT_BITS);
+	for (i = 0; i < n; i++)
 	{
-		uint64_t	idx = bs_reduce(h, p1);
+		uint8_t    *t;
 
-		PREFETCH_W(slots_of(s) + idx * 8);
-		if (flags & BS_BUILDER_COUNTED)
-			PREFETCH_W(counts_of(s) + idx);
+		/* a new hash for a full auto-sized table: the table turns dense (add_count's rule) */
+		if (!(bs_load32(s + BS_OFF_P3) & BS_BUILDER_DENSE) && !is_counting(s) &&
+			bs_load64(s + BS_OFF_N) >= BS_BUILDER_EXACT_LIMIT && !holds(s, h[i]))
+		{
+			t = to_dense_sorted(s, a, scratch, scratch_words);
+			replaced(s, caller, a);
+			s = t;
+		}
+		if (bs_load32(s + BS_OFF_P3) & BS_BUILDER_DENSE)
+		{
+			/* the rest go in sorted by bit position */
+			dense_add_sorted(s + BS_HEADER_SIZE, bs_load64(s + BS_OFF_P1),
+							 bs_load32(s + BS_OFF_P2), h + i, n - i, scratch, scratch_words);
+			return s;
+		}
+		t = add_count(s, h[i], 1, a);
+		if (t == NULL)
+			return NULL;
+		if (t != s)
+			replaced(s, caller, a);
+		s = t;
 	}
+	return s;
 }
 
 bs_status

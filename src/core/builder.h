@@ -60,11 +60,16 @@
 #define BS_BUILDER_DENSE_FACTOR 16
 #define BS_FOLD_BASE (UINT64_C(1024) * 729)
 
-/* Allocation is the caller's: alloc returns len zeroed bytes or does not return. */
+/*
+ * Allocation is the caller's: alloc returns len zeroed bytes or does not
+ * return.  release, when not NULL, takes back a buffer that alloc gave and
+ * that nothing points to any more.
+ */
 typedef struct bs_allocator
 {
 	uint8_t    *(*alloc) (void *ctx, size_t len);
 	void	   *ctx;
+	void		(*release) (void *ctx, uint8_t *buf);
 } bs_allocator;
 
 /* Total byte length of a (trusted) state. */
@@ -93,53 +98,41 @@ bs_status	bs_builder_full_error(bs_error *err);
 bool		bs_builder_is_counting(const uint8_t *state);
 
 /*
- * Hashes on their way into a large state.  Its table (or dense filter) is
- * bigger than the CPU caches, so an insert waits ~100 ns for its cache line
- * and the caller's work for the next row waits with it.  Instead, a row
- * prefetches the line(s) its hash will touch (bs_builder_prefetch) and
- * queues the hash; the hash queued BS_BUILDER_PENDING rows earlier, whose
- * lines have arrived meanwhile, goes in.  First in, first out, so the state
- * ends up byte for byte as with bs_builder_add alone, once the queue is
- * drained.  The queue is not part of the state's format: whoever keeps one
- * must drain it before anyone else reads the state (src/builder_state.c).
+ * Hashes on their way into a large state, in batches.  A large state's table
+ * (or dense filter) is bigger than the CPU caches, so adding hashes one at a
+ * time in arrival order costs a cache miss (and, past a few MB, a TLB miss)
+ * per row.  Instead the caller collects bs_builder_batch_hashes() hashes and
+ * adds them with bs_builder_add_batch(), which sorts them first:
+ *
+ *   exact phase   by their top 22 bits.  A hash's home slot, reduce(h, slots)
+ *                 = h >> (64 - log2 slots), grows with h, so sorted hashes
+ *                 walk the table from its first slot to its last: each line
+ *                 and page is fetched once per batch, in address order.
+ *   dense phase   the k bit positions of every hash, by their top bits, then
+ *                 the bits are set in address order the same way.
+ *
+ * A batch holds about one hash (exact) or one position (dense) per cache line
+ * of the state, so a batch touches the lines of the state about once each.
+ * The state ends up holding the same hashes (exact) or the same bits (dense)
+ * as with bs_builder_add() in any order, so the final filter is the same,
+ * byte for byte.  The batch is not part of the state's format: whoever keeps
+ * one must add it before anyone else reads the state (src/builder_state.c).
  */
-#define BS_BUILDER_PENDING 8
+size_t		bs_builder_batch_hashes(const uint8_t *state);
 
-typedef struct bs_builder_pending
-{
-	uint64_t	h[BS_BUILDER_PENDING];
-	uint32_t	n;				/* hashes queued */
-	uint32_t	head;			/* index of the oldest */
-} bs_builder_pending;
+/* Scratch (in uint64 words) that bs_builder_add_batch needs for a batch of n hashes. */
+size_t		bs_builder_batch_scratch(const uint8_t *state, size_t n);
 
-void		bs_builder_prefetch(const uint8_t *state, uint64_t h);
-
-/* Queue h; when the queue was full, true with its oldest hash in *out. */
-static inline bool
-bs_builder_pending_push(bs_builder_pending *p, uint64_t h, uint64_t *out)
-{
-	if (p->n < BS_BUILDER_PENDING)
-	{
-		p->h[(p->head + p->n++) % BS_BUILDER_PENDING] = h;
-		return false;
-	}
-	*out = p->h[p->head];
-	p->h[p->head] = h;
-	p->head = (p->head + 1) % BS_BUILDER_PENDING;
-	return true;
-}
-
-/* Take the oldest queued hash, if any. */
-static inline bool
-bs_builder_pending_pop(bs_builder_pending *p, uint64_t *out)
-{
-	if (p->n == 0)
-		return false;
-	*out = p->h[p->head];
-	p->head = (p->head + 1) % BS_BUILDER_PENDING;
-	p->n--;
-	return true;
-}
+/*
+ * Add h[0..n) (reordered in place) using scratch_words words of scratch
+ * (bs_builder_batch_scratch(state, n) is enough to sort everything; less
+ * still gives the same state, more slowly).  Returns the state, a new buffer
+ * when it grew (intermediate buffers go to a->release when it is set), or
+ * NULL for a counting state that is full, as bs_builder_add does.
+ */
+uint8_t    *bs_builder_add_batch(uint8_t *state, uint64_t *h, size_t n,
+								 uint64_t *scratch, size_t scratch_words,
+								 const bs_allocator *a);
 
 /* dst += src (src unchanged); returns dst or a new buffer, NULL on error. */
 uint8_t    *bs_builder_merge(uint8_t *dst, const uint8_t *src,

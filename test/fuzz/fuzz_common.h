@@ -103,7 +103,7 @@ fz_alloc(void *ctx, size_t len)
 	return p;
 }
 
-static const bs_allocator fz_allocator = {fz_alloc, NULL};
+static const bs_allocator fz_allocator = {fz_alloc, NULL, NULL};
 
 static inline void
 fz_reset(void)

@@ -66,7 +66,7 @@ gen_alloc(void *ctx, size_t len)
 	return p;
 }
 
-static const bs_allocator alloc = {gen_alloc, NULL};
+static const bs_allocator alloc = {gen_alloc, NULL, NULL};
 
 /* ---- deterministic keys (splitmix64) ---- */
 

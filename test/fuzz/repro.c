@@ -48,7 +48,7 @@ repro_alloc(void *ctx, size_t len)
 	return p;
 }
 
-static const bs_allocator alloc = {repro_alloc, NULL};
+static const bs_allocator alloc = {repro_alloc, NULL, NULL};
 
 static const char *outdir;
 

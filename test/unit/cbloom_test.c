@@ -29,7 +29,7 @@
 
 
 static unit_arena the_arena;
-static const bs_allocator alloc = {unit_arena_alloc, &the_arena};
+static const bs_allocator alloc = {unit_arena_alloc, &the_arena, NULL};
 
 /* ---- helpers ---- */
 

@@ -24,7 +24,7 @@
 
 
 static unit_arena the_arena;
-static const bs_allocator alloc = {unit_arena_alloc, &the_arena};
+static const bs_allocator alloc = {unit_arena_alloc, &the_arena, NULL};
 
 /* ---- valid values to start from ---- */
 

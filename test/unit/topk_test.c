@@ -52,7 +52,7 @@ pool_alloc(void *ctx, size_t len)
 	return unit_arena_alloc(ctx, len);
 }
 
-static const bs_allocator alloc = {pool_alloc, &pool};
+static const bs_allocator alloc = {pool_alloc, &pool, NULL};
 
 /* Take p out of the pool, so that pool_reset() keeps it (the most recent blocks are searched first). */
 static void

@@ -870,7 +870,7 @@ test_record(const record *r, int *kinds_seen)
 				quick;
 	char		why[600] = "";
 	unit_arena	arena = {0};
-	bs_allocator a = {unit_arena_alloc, &arena};
+	bs_allocator a = {unit_arena_alloc, &arena, NULL};
 
 	nops = r->keys ? parse_ops(r->keys, &ops) : -1;
 	if (!CHECK(kind != 0 && r->name && r->build && r->family && r->keys && r->bytes && r->hex &&

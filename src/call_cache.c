@@ -20,6 +20,7 @@
 #include "nodes/primnodes.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/inval.h"
 #include "utils/syscache.h"
 
 /* One cached detoasted sketch per sketch argument position. */
@@ -35,8 +36,7 @@ typedef struct bs_cached_sketch
 
 typedef struct bs_call_cache
 {
-	bool		key_ready;
-	bs_key_info key;
+	bs_call_key key;			/* first: bs_key_arg reads it (glue.h) */
 	bs_cached_sketch sketches[BS_CACHED_ARGS];
 
 	/* memo of one pure function of two parameters (bs_memo_*) */
@@ -54,7 +54,73 @@ get_cache(FunctionCallInfo fcinfo)
 	return (bs_call_cache *) fcinfo->flinfo->fn_extra;
 }
 
-extern void bs_key_info_init(bs_key_info *ki, Oid typid);
+/*
+ * Catalog answers that a caller building a new FmgrInfo for every row (Citus,
+ * below) would otherwise look up on every row: the key argument types of our
+ * aggregates and the key info of a type.  Kept for the backend, emptied when
+ * pg_aggregate, pg_proc or pg_type change (a syscache invalidation).
+ */
+#define BS_BACKEND_CACHE 16
+
+typedef struct bs_agg_arg_entry
+{
+	Oid			aggfnoid;
+	Oid			transfn;
+	int			argno;
+	Oid			typid;			/* InvalidOid: not one of ours */
+} bs_agg_arg_entry;
+
+static bs_agg_arg_entry agg_arg_cache[BS_BACKEND_CACHE];
+static int	agg_arg_used;
+static struct
+{
+	Oid			typid;			/* the type asked for (a domain, or its base) */
+	bs_key_info key;
+}			type_key_cache[BS_BACKEND_CACHE];
+static int	type_key_used;
+static bool backend_cache_hooked;
+
+static void
+backend_cache_reset(Datum arg, int cacheid, uint32 hashvalue)
+{
+	agg_arg_used = 0;
+	type_key_used = 0;
+}
+
+static void
+backend_cache_hook(void)
+{
+	if (backend_cache_hooked)
+		return;
+	CacheRegisterSyscacheCallback(AGGFNOID, backend_cache_reset, (Datum) 0);
+	CacheRegisterSyscacheCallback(PROCOID, backend_cache_reset, (Datum) 0);
+	CacheRegisterSyscacheCallback(TYPEOID, backend_cache_reset, (Datum) 0);
+	backend_cache_hooked = true;
+}
+
+/* bs_key_info_init through the backend cache. */
+static void
+key_info_cached(bs_key_info *ki, Oid typid)
+{
+	int			i;
+
+	backend_cache_hook();
+	for (i = 0; i < type_key_used; i++)
+		if (type_key_cache[i].typid == typid)
+		{
+			*ki = type_key_cache[i].key;
+			return;
+		}
+	bs_key_info_init(ki, typid);
+	if (type_key_used < BS_BACKEND_CACHE)
+	{
+		type_key_cache[type_key_used].typid = typid;
+		type_key_cache[type_key_used].key = *ki;
+		type_key_used++;
+	}
+}
+
+static Oid	aggregate_arg_type_lookup(Oid aggfnoid, Oid transfn, int argno);
 
 /*
  * The declared type of argument argno of an aggregate whose transition
@@ -62,6 +128,23 @@ extern void bs_key_info_init(bs_key_info *ki, Oid typid);
  */
 static Oid
 aggregate_arg_type(Oid aggfnoid, Oid transfn, int argno)
+{
+	int			i;
+	Oid			typid;
+
+	backend_cache_hook();
+	for (i = 0; i < agg_arg_used; i++)
+		if (agg_arg_cache[i].aggfnoid == aggfnoid && agg_arg_cache[i].transfn == transfn &&
+			agg_arg_cache[i].argno == argno)
+			return agg_arg_cache[i].typid;
+	typid = aggregate_arg_type_lookup(aggfnoid, transfn, argno);
+	if (agg_arg_used < BS_BACKEND_CACHE)
+		agg_arg_cache[agg_arg_used++] = (bs_agg_arg_entry) {aggfnoid, transfn, argno, typid};
+	return typid;
+}
+
+static Oid
+aggregate_arg_type_lookup(Oid aggfnoid, Oid transfn, int argno)
 {
 	HeapTuple	tup = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(aggfnoid));
 	Oid			transfn_of_agg;
@@ -133,11 +216,11 @@ key_type_from_aggregate(FunctionCallInfo fcinfo, int argno)
 }
 
 const bs_key_info *
-bs_key_arg(FunctionCallInfo fcinfo, int argno)
+bs_key_arg_resolve(FunctionCallInfo fcinfo, int argno)
 {
 	bs_call_cache *c = get_cache(fcinfo);
 
-	if (!c->key_ready)
+	if (!c->key.ready)
 	{
 		Oid			typid = get_fn_expr_argtype(fcinfo->flinfo, argno);
 
@@ -147,10 +230,10 @@ bs_key_arg(FunctionCallInfo fcinfo, int argno)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("could not determine the data type of the key argument")));
-		bs_key_info_init(&c->key, typid);
-		c->key_ready = true;
+		key_info_cached(&c->key.key, typid);
+		c->key.ready = true;
 	}
-	return &c->key;
+	return &c->key.key;
 }
 
 bool

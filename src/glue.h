@@ -10,6 +10,7 @@
 #include "postgres.h"
 
 #include "fmgr.h"
+#include "nodes/execnodes.h"
 #if PG_VERSION_NUM >= 160000
 #include "varatt.h"
 #endif
@@ -89,17 +90,47 @@ extern bytea *bs_sketch_arg_copy(FunctionCallInfo fcinfo, int argno, bs_kind kin
 
 /* --- keys (keys.c) --- */
 
-typedef struct bs_key_info
+typedef struct bs_key_info bs_key_info;
+
+/* Hashes one non-NULL value of the key type: XXH3-64 of its canonical bytes. */
+typedef uint64_t (*bs_key_hasher) (const bs_key_info *ki, Datum value, uint64_t seed);
+
+struct bs_key_info
 {
 	Oid			typid;			/* base type of the argument */
 	uint8_t		family;
-} bs_key_info;
+	bs_key_hasher hash;			/* chosen for typid once (keys.c) */
+};
+
+/*
+ * What every function's fn_extra starts with (call_cache.c): the key of its
+ * value argument, once resolved.
+ */
+typedef struct bs_call_key
+{
+	bool		ready;
+	bs_key_info key;
+} bs_call_key;
+
+extern const bs_key_info *bs_key_arg_resolve(FunctionCallInfo fcinfo, int argno);
 
 /*
  * Key info of argument argno, resolved once per call site and kept in
- * fn_extra.  Unsupported types are an ERROR naming the type.
+ * fn_extra: per row, a pointer test.  Unsupported types are an ERROR naming
+ * the type.
  */
-extern const bs_key_info *bs_key_arg(FunctionCallInfo fcinfo, int argno);
+static inline const bs_key_info *
+bs_key_arg(FunctionCallInfo fcinfo, int argno)
+{
+	bs_call_key *c = (bs_call_key *) fcinfo->flinfo->fn_extra;
+
+	if (likely(c != NULL && c->ready))
+		return &c->key;
+	return bs_key_arg_resolve(fcinfo, argno);
+}
+
+/* Fill ki for a key of SQL type typid (a domain counts as its base type). */
+extern void bs_key_info_init(bs_key_info *ki, Oid typid);
 
 /* The canonical key bytes of a non-NULL value (doc/hashing.md). */
 typedef struct bs_key_bytes
@@ -114,7 +145,11 @@ extern void bs_key_canonical(const bs_key_info *ki, Datum value, bs_key_bytes *k
 extern void bs_key_bytes_release(bs_key_bytes *kb);
 
 /* The canonical 64-bit hash of a non-NULL value: XXH3-64 of its key bytes. */
-extern uint64_t bs_key_hash(const bs_key_info *ki, Datum value, uint64_t seed);
+static inline uint64_t
+bs_key_hash(const bs_key_info *ki, Datum value, uint64_t seed)
+{
+	return ki->hash(ki, value, seed);
+}
 
 /* Canonical bytes of a family printed as the SQL type prints them (palloc'd). */
 extern char *bs_key_text(uint8_t family, const uint8_t *data, size_t len);
@@ -144,8 +179,21 @@ extern Datum bs_sketch_arg_hash(FunctionCallInfo fcinfo, bs_kind kind);
 
 /* --- aggregate states (sketch_io.c) --- */
 
-/* ERROR unless called as an aggregate support function. */
-extern void bs_require_agg_context(FunctionCallInfo fcinfo, const char *name);
+/*
+ * ERROR unless called as an aggregate support function.  Inline: transition
+ * functions check it on every row (the test of AggCheckCallContext).
+ */
+extern void bs_not_agg_context_error(const char *name) pg_attribute_noreturn();
+
+static inline void
+bs_require_agg_context(FunctionCallInfo fcinfo, const char *name)
+{
+	Node	   *context = fcinfo->context;
+
+	if (unlikely(context == NULL ||
+				 !(IsA(context, AggState) || IsA(context, WindowAggState))))
+		bs_not_agg_context_error(name);
+}
 
 /*
  * Transition state argument argno as writable bytes: ours (in the aggregate

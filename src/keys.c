@@ -22,7 +22,11 @@
 
 #include "core/endian.h"
 
-void		bs_key_info_init(bs_key_info *ki, Oid typid);
+static uint64_t hash_canonical(const bs_key_info *ki, Datum value, uint64_t seed);
+static uint64_t hash_int2(const bs_key_info *ki, Datum value, uint64_t seed);
+static uint64_t hash_int4(const bs_key_info *ki, Datum value, uint64_t seed);
+static uint64_t hash_int8(const bs_key_info *ki, Datum value, uint64_t seed);
+static uint64_t hash_text(const bs_key_info *ki, Datum value, uint64_t seed);
 
 void
 bs_key_info_init(bs_key_info *ki, Oid typid)
@@ -30,6 +34,27 @@ bs_key_info_init(bs_key_info *ki, Oid typid)
 	Oid			base = getBaseType(typid);
 
 	ki->typid = base;
+	/* the common key types skip bs_key_canonical's dispatch per row */
+	switch (base)
+	{
+		case INT2OID:
+			ki->hash = hash_int2;
+			break;
+		case INT4OID:
+			ki->hash = hash_int4;
+			break;
+		case INT8OID:
+			ki->hash = hash_int8;
+			break;
+		case TEXTOID:
+		case VARCHAROID:
+		case BYTEAOID:
+			ki->hash = hash_text;
+			break;
+		default:
+			ki->hash = hash_canonical;
+			break;
+	}
 	switch (base)
 	{
 		case INT2OID:
@@ -222,8 +247,9 @@ bs_key_bytes_release(bs_key_bytes *kb)
 	kb->to_free = NULL;
 }
 
-uint64_t
-bs_key_hash(const bs_key_info *ki, Datum value, uint64_t seed)
+/* The hashers of bs_key_info.hash: each gives what hash_canonical gives. */
+static uint64_t
+hash_canonical(const bs_key_info *ki, Datum value, uint64_t seed)
 {
 	bs_key_bytes kb;
 	uint64_t	h;
@@ -231,6 +257,52 @@ bs_key_hash(const bs_key_info *ki, Datum value, uint64_t seed)
 	bs_key_canonical(ki, value, &kb);
 	h = bs_hash_bytes(kb.data, kb.len, seed);
 	bs_key_bytes_release(&kb);
+	return h;
+}
+
+static inline uint64_t
+hash_int64(int64 v, uint64_t seed)
+{
+	uint8_t		buf[8];
+
+	bs_store64(buf, (uint64_t) v);
+	return bs_hash_bytes(buf, 8, seed);
+}
+
+static uint64_t
+hash_int2(const bs_key_info *ki, Datum value, uint64_t seed)
+{
+	return hash_int64(DatumGetInt16(value), seed);
+}
+
+static uint64_t
+hash_int4(const bs_key_info *ki, Datum value, uint64_t seed)
+{
+	return hash_int64(DatumGetInt32(value), seed);
+}
+
+static uint64_t
+hash_int8(const bs_key_info *ki, Datum value, uint64_t seed)
+{
+	return hash_int64(DatumGetInt64(value), seed);
+}
+
+/* text, varchar and bytea: their bytes as they are, read in place when not TOASTed. */
+static uint64_t
+hash_text(const bs_key_info *ki, Datum value, uint64_t seed)
+{
+	struct varlena *raw = (struct varlena *) DatumGetPointer(value);
+	struct varlena *v;
+	uint64_t	h;
+
+	if (!VARATT_IS_EXTENDED(raw))
+		return bs_hash_bytes(VARDATA(raw), VARSIZE(raw) - VARHDRSZ, seed);
+	if (VARATT_IS_SHORT(raw))
+		return bs_hash_bytes(VARDATA_SHORT(raw), VARSIZE_SHORT(raw) - VARHDRSZ_SHORT, seed);
+	v = pg_detoast_datum_packed(raw);
+	h = bs_hash_bytes(VARDATA_ANY(v), VARSIZE_ANY_EXHDR(v), seed);
+	if (v != raw)
+		pfree(v);
 	return h;
 }
 

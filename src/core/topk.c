@@ -224,6 +224,7 @@ typedef struct ranked
 	uint64_t	hash;
 	const uint8_t *key;
 	uint32_t	len;
+	uint32_t	pos;			/* merge: dst's slots, then src's (tie break) */
 } ranked;
 
 static int
@@ -237,6 +238,22 @@ rank_cmp(const void *pa, const void *pb)
 	if (a->hash != b->hash)
 		return a->hash < b->hash ? -1 : 1;
 	return 0;
+}
+
+/*
+ * rank_cmp, then the position: one hash has one estimate, so its copies are
+ * neighbours, and the first of them is the one met first in dst then src.
+ */
+static int
+merge_cmp(const void *pa, const void *pb)
+{
+	const ranked *a = pa,
+			   *b = pb;
+	int			c = rank_cmp(pa, pb);
+
+	if (c != 0)
+		return c;
+	return a->pos < b->pos ? -1 : a->pos > b->pos;
 }
 
 static ranked *
@@ -322,8 +339,9 @@ bs_topk_merge(const uint8_t *dst, size_t dlen, const uint8_t *src, size_t slen,
 	bs_cms		sum;
 	uint8_t    *tmp;
 	ranked	   *r;
-	size_t		n = 0;
-	uint32_t	i;
+	size_t		n = 0,
+				total,
+				i;
 	uint64_t	cbytes;
 
 	bs_topk_view((uint8_t *) dst, dlen, &d);
@@ -351,25 +369,31 @@ bs_topk_merge(const uint8_t *dst, size_t dlen, const uint8_t *src, size_t slen,
 	if ((*status = bs_cms_merge(&sum, &s.cms, err)) != BS_OK)
 		return NULL;
 
-	/* The candidates of both, once each, ranked by the merged estimates. */
-	r = ranked_array(a, (size_t) d.ncand + s.ncand + 1);
-	for (i = 0; i < d.ncand + s.ncand; i++)
+	/*
+	 * The candidates of both, once each, ranked by the merged estimates: sort
+	 * all of them (O(n log n), not a scan per candidate), then keep the first
+	 * of each run of one hash.  By merge_cmp that first is the copy met first
+	 * in dst's slots then src's, as the old first-seen scan kept it (same key
+	 * bytes).  Validated values have ncand <= 2k, so total <= 4 * BS_TOPK_MAX_K
+	 * and neither total, pos nor the array's size can overflow.
+	 */
+	total = (size_t) d.ncand + s.ncand;
+	r = ranked_array(a, total + 1);
+	for (i = 0; i < total; i++)
 	{
 		bs_topk_item it;
-		size_t		j;
 
-		bs_topk_item_at(i < d.ncand ? &d : &s, i < d.ncand ? i : i - d.ncand, &it);
-		for (j = 0; j < n && r[j].hash != it.hash; j++)
-			;
-		if (j < n)
-			continue;
-		r[n].hash = it.hash;
-		r[n].est = bs_cms_frequency(&sum, it.hash);
-		r[n].key = it.key;
-		r[n].len = it.len;
-		n++;
+		bs_topk_item_at(i < d.ncand ? &d : &s, (uint32_t) (i < d.ncand ? i : i - d.ncand), &it);
+		r[i].hash = it.hash;
+		r[i].est = bs_cms_frequency(&sum, it.hash);
+		r[i].key = it.key;
+		r[i].len = it.len;
+		r[i].pos = (uint32_t) i;
 	}
-	qsort(r, n, sizeof(ranked), rank_cmp);
+	qsort(r, total, sizeof(ranked), merge_cmp);
+	for (i = 0; i < total; i++)
+		if (n == 0 || r[n - 1].hash != r[i].hash)
+			r[n++] = r[i];
 	return write_canonical(tmp, sum.counters, r, n, a, outlen);
 }
 

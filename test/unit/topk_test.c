@@ -8,7 +8,9 @@
  * the sketch's top 10 are the top 10 by true count, in order; no estimate is
  * below the true count; merges of the sketches of 2, 3 and 4 parts, in
  * different orders, find the same top 10, have the counters of the whole and
- * leave their sources unchanged; bs_topk_compact is canonical; the key bytes
+ * leave their sources unchanged; bs_topk_merge gives the bytes of the old
+ * quadratic merge (kept here as the reference) on thousands of random pairs
+ * and at k = 10,000; bs_topk_compact is canonical; the key bytes
  * regrow; bs_validate rejects every kind of corruption of a topk value; and a
  * mutation fuzz: whatever the validator accepts, compact, add and merge
  * handle.
@@ -949,6 +951,452 @@ test_merge_edges(void)
 	tk_free(&saved);
 }
 
+/* ---- the merge against the quadratic reference ---- */
+
+/*
+ * REFERENCE ONLY: bs_topk_merge as it was before it sorted to deduplicate
+ * (src/core/topk.c at 5de14c2), copied with its static helpers.  Each
+ * candidate of dst then src is looked up in the ones kept so far (quadratic)
+ * and kept if new; the kept ones are ranked by estimate (highest first), then
+ * hash.  The merge must give these bytes for every input.
+ */
+typedef struct ref_ranked
+{
+	uint64_t	est;
+	uint64_t	hash;
+	const uint8_t *key;
+	uint32_t	len;
+} ref_ranked;
+
+static int
+ref_rank_cmp(const void *pa, const void *pb)
+{
+	const ref_ranked *a = pa,
+			   *b = pb;
+
+	if (a->est != b->est)
+		return a->est > b->est ? -1 : 1;
+	if (a->hash != b->hash)
+		return a->hash < b->hash ? -1 : 1;
+	return 0;
+}
+
+static uint64_t
+ref_counters_bytes(uint64_t width, uint32_t depth)
+{
+	return width * depth * 8;
+}
+
+static void
+ref_set_slot(bs_topk *t, uint32_t i, uint64_t hash, uint64_t count, uint32_t off,
+			 uint32_t len)
+{
+	uint8_t    *s = t->slots + (uint64_t) i * BS_TOPK_SLOT;
+
+	bs_store64(s, hash);
+	bs_store64(s + 8, count);
+	bs_store32(s + 16, off);
+	bs_store32(s + 20, len);
+}
+
+static ref_ranked *
+ref_ranked_array(const bs_allocator *a, size_t n)
+{
+	uint8_t    *raw = a->alloc(a->ctx, n * sizeof(ref_ranked) + 8);
+
+	return (ref_ranked *) (((uintptr_t) raw + 7) & ~(uintptr_t) 7);
+}
+
+static uint8_t *
+ref_write_canonical(const uint8_t *header_src, const uint8_t *counters, ref_ranked *r,
+					size_t n, const bs_allocator *a, size_t *outlen)
+{
+	bs_topk		t;
+	uint64_t	width = bs_load64(header_src + BS_OFF_P1);
+	uint32_t	depth = bs_load32(header_src + BS_OFF_P2),
+				k = bs_load32(header_src + BS_OFF_P3),
+				cap = 2 * k,
+				i;
+	uint64_t	live = 0,
+				off = 0,
+				fixed = BS_HEADER_SIZE + ref_counters_bytes(width, depth) + (uint64_t) cap * BS_TOPK_SLOT;
+	uint8_t    *out;
+
+	if (n > cap)
+		n = cap;
+	for (i = 0; i < n; i++)
+		live += r[i].len;
+	*outlen = (size_t) (fixed + live);
+	out = a->alloc(a->ctx, *outlen);
+	memcpy(out, header_src, BS_HEADER_SIZE);
+	memcpy(out + BS_HEADER_SIZE, counters, ref_counters_bytes(width, depth));
+	bs_topk_view(out, *outlen, &t);
+	for (i = 0; i < n; i++)
+	{
+		memcpy(t.heap + off, r[i].key, r[i].len);
+		ref_set_slot(&t, i, r[i].hash, r[i].est, (uint32_t) off, r[i].len);
+		off += r[i].len;
+	}
+	t.ncand = (uint32_t) n;
+	t.heap_used = (uint32_t) off;
+	bs_store64(t.cms.buf + BS_OFF_X, (uint64_t) t.ncand | ((uint64_t) t.heap_used << 32));
+	return out;
+}
+
+static uint8_t *
+reference_merge_quadratic(const uint8_t *dst, size_t dlen, const uint8_t *src, size_t slen,
+						  const bs_allocator *a, size_t *outlen, bs_error *err,
+						  bs_status *status)
+{
+	bs_topk		d,
+				s;
+	bs_cms		sum;
+	uint8_t    *tmp;
+	ref_ranked *r;
+	size_t		n = 0;
+	uint32_t	i;
+	uint64_t	cbytes;
+
+	bs_topk_view((uint8_t *) dst, dlen, &d);
+	bs_topk_view((uint8_t *) src, slen, &s);
+	if (d.k != s.k)
+	{
+		*status = bs_fail(err, BS_ERR_SHAPE, "k differs");
+		return NULL;
+	}
+	if (d.cms.width != s.cms.width || d.cms.depth != s.cms.depth || d.cms.seed != s.cms.seed)
+	{
+		*status = bs_fail(err, BS_ERR_SHAPE, "shapes differ");
+		return NULL;
+	}
+	cbytes = ref_counters_bytes(d.cms.width, d.cms.depth);
+	tmp = a->alloc(a->ctx, (size_t) (BS_HEADER_SIZE + cbytes));
+	memcpy(tmp, dst, (size_t) (BS_HEADER_SIZE + cbytes));
+	bs_cms_view(tmp, &sum);
+	if ((*status = bs_cms_merge(&sum, &s.cms, err)) != BS_OK)
+		return NULL;
+
+	r = ref_ranked_array(a, (size_t) d.ncand + s.ncand + 1);
+	for (i = 0; i < d.ncand + s.ncand; i++)
+	{
+		bs_topk_item it;
+		size_t		j;
+
+		bs_topk_item_at(i < d.ncand ? &d : &s, i < d.ncand ? i : i - d.ncand, &it);
+		for (j = 0; j < n && r[j].hash != it.hash; j++)
+			;
+		if (j < n)
+			continue;
+		r[n].hash = it.hash;
+		r[n].est = bs_cms_frequency(&sum, it.hash);
+		r[n].key = it.key;
+		r[n].len = it.len;
+		n++;
+	}
+	qsort(r, n, sizeof(ref_ranked), ref_rank_cmp);
+	return ref_write_canonical(tmp, sum.counters, r, n, a, outlen);
+}
+
+/*
+ * The key of id in a family: the same id gives the same bytes on either side.
+ * Text, bytea and numeric keys have 0 to 40 bytes (short ones of different
+ * ids may be equal), or with unique 8 to 40, each beginning with the id.
+ */
+static void
+ref_key(uint8_t family, uint64_t id, bool unique, uint8_t *key, uint32_t *len)
+{
+	unit_rng	kr = {id * UINT64_C(0x9e3779b97f4a7c15) + family};
+	int			i;
+
+	for (i = 0; i < 40; i += 8)
+	{
+		uint64_t	x = unit_next(&kr);
+
+		memcpy(key + i, &x, 8);
+	}
+	if (unique)
+		memcpy(key, &id, 8);
+	if (family == BS_FAMILY_UUID)
+		*len = 16;
+	else if (family == BS_FAMILY_TEXT || family == BS_FAMILY_BYTEA || family == BS_FAMILY_NUMERIC)
+		*len = unique ? 8 + (uint32_t) (id % 33) : (uint32_t) (id % 41);
+	else
+		*len = 8;
+}
+
+/*
+ * A value of k with n candidates of family, key ids first_id + 0 .. n - 1
+ * (n <= 2k), counted 1 + (id * mul) % mod times each, written directly:
+ * bs_topk_add scans the candidates once per add, too slow at k = 10,000.
+ * The slots are in id order with estimates from the final counters, and the
+ * heap has spare room: a value of the add path.
+ */
+static tk
+ref_direct(uint64_t width, uint32_t depth, uint32_t k, uint8_t family, uint64_t first_id,
+		   uint32_t n, uint64_t mul, uint64_t mod)
+{
+	tk			t = tk_new(width, depth, k, (uint64_t) n * 40 + 16, family, 0);
+	bs_topk		v;
+	uint64_t	used = 0;
+	uint32_t	i;
+	bs_error	err;
+
+	bs_topk_view(t.buf, t.len, &v);
+	for (i = 0; i < n; i++)
+	{
+		uint8_t		key[40];
+		uint32_t	len;
+
+		ref_key(family, first_id + i, true, key, &len);
+		if (bs_cms_add(&v.cms, bs_hash_bytes(key, len, 0), 1 + ((first_id + i) * mul) % mod, &err) != BS_OK)
+			exit(2);
+	}
+	for (i = 0; i < n; i++)
+	{
+		uint8_t		key[40];
+		uint32_t	len;
+		uint64_t	h;
+
+		ref_key(family, first_id + i, true, key, &len);
+		h = bs_hash_bytes(key, len, 0);
+		memcpy(v.heap + used, key, len);
+		ref_set_slot(&v, i, h, bs_cms_frequency(&v.cms, h), (uint32_t) used, len);
+		used += len;
+	}
+	bs_store64(t.buf + BS_OFF_X, (uint64_t) n | (used << 32));
+	return t;
+}
+
+typedef struct ref_stats
+{
+	long		merges,
+				errors,
+				differ,
+				changed,
+				shared,			/* merges where a hash is on both sides */
+				ties,			/* merges with two kept candidates of one estimate */
+				truncated,		/* more distinct candidates than 2k */
+				forged,			/* one hash, different key bytes, on purpose */
+				self,
+				empty;
+} ref_stats;
+
+/* How many different values h[0..n) holds (sorts h). */
+static uint64_t
+distinct_hashes(uint64_t *h, size_t n)
+{
+	uint64_t	d = 0;
+	size_t		i;
+
+	qsort(h, n, sizeof(uint64_t), cmp_u64);
+	for (i = 0; i < n; i++)
+		d += i == 0 || h[i] != h[i - 1];
+	return d;
+}
+
+/* Merge a with b by bs_topk_merge and by the reference; count what differs. */
+static void
+ref_compare(const tk *a, const tk *b, ref_stats *rs)
+{
+	tk			got,
+				want,
+				sa = tk_copy(a),
+				sb = tk_copy(b);
+	bs_error	err;
+	bs_status	st_got = BS_OK,
+				st_want = BS_OK;
+
+	got.buf = bs_topk_merge(a->buf, a->len, b->buf, b->len, &alloc, &got.len, &err, &st_got);
+	want.buf = reference_merge_quadratic(a->buf, a->len, b->buf, b->len, &alloc, &want.len, &err, &st_want);
+	rs->merges++;
+	if (got.buf == NULL || want.buf == NULL)
+	{
+		rs->errors++;
+		if (got.buf != want.buf || st_got != st_want)
+			rs->differ++;
+	}
+	else
+	{
+		bs_topk		v,
+					va,
+					vb;
+		uint32_t	i,
+					j;
+		uint64_t	distinct,
+					distinct_a,
+					distinct_b;
+
+		if (!same_bytes(&got, &want))
+			rs->differ++;
+		bs_topk_view(want.buf, want.len, &v);
+		for (i = 1; i < v.ncand; i++)
+			if (bs_load64(v.slots + (size_t) i * BS_TOPK_SLOT + 8) ==
+				bs_load64(v.slots + (size_t) (i - 1) * BS_TOPK_SLOT + 8))
+				break;
+		rs->ties += i < v.ncand;
+		bs_topk_view(a->buf, a->len, &va);
+		bs_topk_view(b->buf, b->len, &vb);
+		{
+			uint64_t   *h = unit_calloc((size_t) va.ncand + vb.ncand, sizeof(uint64_t));
+
+			for (j = 0; j < va.ncand; j++)
+				h[j] = bs_load64(va.slots + (size_t) j * BS_TOPK_SLOT);
+			distinct_a = distinct_hashes(h, va.ncand);
+			for (j = 0; j < vb.ncand; j++)
+				h[j] = bs_load64(vb.slots + (size_t) j * BS_TOPK_SLOT);
+			distinct_b = distinct_hashes(h, vb.ncand);
+			for (j = 0; j < va.ncand; j++)
+				h[vb.ncand + j] = bs_load64(va.slots + (size_t) j * BS_TOPK_SLOT);
+			distinct = distinct_hashes(h, (size_t) va.ncand + vb.ncand);
+			free(h);
+		}
+		rs->shared += distinct < distinct_a + distinct_b;
+		rs->truncated += distinct > v.cap;
+		tk_free(&got);
+		tk_free(&want);
+	}
+	if (!same_bytes(a, &sa) || !same_bytes(b, &sb))
+		rs->changed++;
+	tk_free(&sa);
+	tk_free(&sb);
+}
+
+/*
+ * Random pairs of values of one shape: k from 1 to 300, narrow and wide
+ * counters (narrow ones make many equal estimates, so the hash tie break
+ * decides), keys of every length class, disjoint, overlapping and equal key
+ * sets, add-path and compact values, empty sides, a value merged with
+ * itself, and forged values (accepted by the quick check only) where one
+ * hash has two different keys, within dst or across dst and src: the copy
+ * kept must be the first in dst then src.
+ */
+static void
+test_merge_reference(void)
+{
+	static const uint8_t families[] = {BS_FAMILY_INTEGER, BS_FAMILY_TEXT, BS_FAMILY_BYTEA,
+	BS_FAMILY_UUID, BS_FAMILY_FLOAT, BS_FAMILY_NUMERIC, BS_FAMILY_DATE, BS_FAMILY_TIMESTAMPTZ};
+	static const uint64_t widths[] = {1, 2, 3, 7, 50, 500};
+	unit_rng	r = {1500};
+	ref_stats	rs;
+	int			iter;
+
+	memset(&rs, 0, sizeof(rs));
+	for (iter = 0; iter < 3000; iter++)
+	{
+		uint32_t	k = (iter % 10 == 9) ? 100 + (uint32_t) unit_below(&r, 201) :
+			1 + (uint32_t) unit_below(&r, iter % 2 ? 40 : 4);
+		uint64_t	width = widths[unit_below(&r, sizeof(widths) / sizeof(widths[0]))];
+		uint32_t	depth = 1 + (uint32_t) unit_below(&r, 4);
+		uint8_t		family = families[unit_below(&r, sizeof(families) / sizeof(families[0]))];
+		int			mode = (int) unit_below(&r, 8);
+		uint64_t	universe = 1 + unit_below(&r, 4 * (uint64_t) k + 6),
+					base_b;
+		tk			side[2];
+		int			s;
+
+		/* 0, 1: overlapping, 2: disjoint, 3: the same keys, 4: dst empty, 5: src empty, 6: self, 7: forged */
+		base_b = mode == 2 ? UINT64_C(1) << 40 : mode == 3 ? 0 : unit_below(&r, universe + 1);
+		for (s = 0; s < 2; s++)
+		{
+			bool		empty = (mode == 4 && s == 0) || (mode == 5 && s == 1);
+			uint64_t	adds = empty ? 0 : unit_below(&r, 6 * universe + 1),
+						j;
+			uint64_t	big = unit_below(&r, 4) == 0 ? 1000 : 2;
+
+			side[s] = tk_new(width, depth, k, unit_below(&r, 65),
+							 empty && unit_below(&r, 2) ? BS_FAMILY_NONE : family, 0);
+			for (j = 0; j < adds; j++)
+			{
+				uint8_t		key[40];
+				uint32_t	len;
+				uint64_t	id = (s ? base_b : 0) + unit_below(&r, universe) * unit_below(&r, universe) / universe;
+
+				ref_key(family, id, false, key, &len);
+				tk_add_ok(&side[s], key, len, 1 + unit_below(&r, big));
+			}
+			if (unit_below(&r, 3) == 0)
+			{
+				tk			c = tk_compact(&side[s]);
+
+				tk_free(&side[s]);
+				side[s] = c;
+			}
+		}
+		if (mode == 7)
+		{
+			bs_topk		va,
+						vb;
+
+			bs_topk_view(side[0].buf, side[0].len, &va);
+			bs_topk_view(side[1].buf, side[1].len, &vb);
+			/* a src slot takes a dst hash (its own key bytes stay) */
+			if (va.ncand > 0 && vb.ncand > 0)
+				bs_store64(vb.slots + unit_below(&r, vb.ncand) * BS_TOPK_SLOT,
+						   bs_load64(va.slots + unit_below(&r, va.ncand) * BS_TOPK_SLOT));
+			/* a dst slot takes the hash of another dst slot, earlier or later */
+			if (va.ncand > 1)
+				bs_store64(va.slots + unit_below(&r, va.ncand) * BS_TOPK_SLOT,
+						   bs_load64(va.slots + unit_below(&r, va.ncand) * BS_TOPK_SLOT));
+			rs.forged++;
+		}
+		if (mode == 6)
+		{
+			ref_compare(&side[0], &side[0], &rs);
+			rs.self++;
+		}
+		else
+		{
+			ref_compare(&side[0], &side[1], &rs);
+			ref_compare(&side[1], &side[0], &rs);
+			rs.empty += mode == 4 || mode == 5;
+		}
+		tk_free(&side[0]);
+		tk_free(&side[1]);
+		pool_reset();
+	}
+	/* shape and family errors: the same status either way */
+	{
+		tk			a = tk_new(7, 2, 3, 0, BS_FAMILY_TEXT, 0),
+					b = tk_new(7, 2, 4, 0, BS_FAMILY_TEXT, 0),
+					c = tk_new(7, 2, 3, 0, BS_FAMILY_BYTEA, 0);
+
+		tk_add_ok(&a, "a", 1, 1);
+		tk_add_ok(&c, "c", 1, 1);
+		ref_compare(&a, &b, &rs);
+		ref_compare(&a, &c, &rs);
+		tk_free(&a);
+		tk_free(&b);
+		tk_free(&c);
+		pool_reset();
+	}
+	CHECK(rs.differ == 0 && rs.changed == 0,
+		  "merge = the quadratic reference, byte for byte, on %ld random merges (k 1 to 300; %ld with a hash on both sides, %ld with tied estimates, %ld cut to 2k, %ld with forged duplicate hashes, %ld of a value with itself, %ld with an empty side, %ld errors): %ld differ, %ld changed a source",
+		  rs.merges, rs.shared, rs.ties, rs.truncated, rs.forged, rs.self, rs.empty, rs.errors,
+		  rs.differ, rs.changed);
+	CHECK(rs.shared > 1000 && rs.ties > 1000 && rs.truncated > 100 && rs.forged > 100 &&
+		  rs.self > 100 && rs.empty > 100 && rs.errors >= 2 && rs.merges - rs.errors - rs.shared > 500,
+		  "the random merges cover shared and disjoint candidates, ties, truncation, forged duplicates, self merges, empty sides and errors");
+
+	/* k = 10,000: 20,000 candidates a side, 10,000 of them shared, estimates tied in 7s */
+	{
+		tk			a = ref_direct(2719, 5, BS_TOPK_MAX_K, BS_FAMILY_TEXT, 0, 2 * BS_TOPK_MAX_K, 1, 7),
+					b = ref_direct(2719, 5, BS_TOPK_MAX_K, BS_FAMILY_TEXT, BS_TOPK_MAX_K, 2 * BS_TOPK_MAX_K, 3, 5);
+		bs_error	err;
+
+		memset(&rs, 0, sizeof(rs));
+		ref_compare(&a, &b, &rs);
+		ref_compare(&b, &a, &rs);
+		ref_compare(&a, &a, &rs);
+		CHECK(tk_valid(&a, true, &err) && tk_valid(&b, true, &err) &&
+			  rs.merges == 3 && rs.errors == 0 && rs.differ == 0 && rs.changed == 0 && rs.truncated == 2 && rs.ties == 3,
+			  "k = 10,000, 20,000 candidates a side with 10,000 shared: merge(a, b), merge(b, a) and merge(a, a) equal the quadratic reference byte for byte (%ld differ)",
+			  rs.differ);
+		tk_free(&a);
+		tk_free(&b);
+		pool_reset();
+	}
+}
+
 static void
 test_compact(void)
 {
@@ -1873,6 +2321,7 @@ main(void)
 	test_zipf();
 	test_merge();
 	test_merge_edges();
+	test_merge_reference();
 	test_compact();
 	test_regrow();
 	test_check();

@@ -8,8 +8,8 @@
  * pointer, so PostgreSQL copies nothing per row; when the state must grow
  * (src/core/builder.h) the new one is made in the per-tuple context and
  * returned, and nodeAgg copies it into the aggregate context once.  A state
- * that outgrows the CPU caches becomes an expanded object that prefetches
- * (builder_state.c) and grows inside its own memory context.
+ * that outgrows the CPU caches becomes an expanded object that adds hashes in
+ * sorted batches (builder_state.c) and grows inside its own memory context.
  */
 #include "glue.h"
 

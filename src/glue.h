@@ -208,9 +208,9 @@ typedef struct bs_builder_eo bs_builder_eo;
 
 /* Argument argno if it is our read-write expanded state, else NULL. */
 extern bs_builder_eo *bs_builder_state_rw(FunctionCallInfo fcinfo, int argno);
-/* Its current state bytes (header exact; queued hashes not yet in the table). */
+/* Its current state bytes (header exact; batched hashes not yet in the state). */
 extern uint8_t *bs_builder_state_bytes(bs_builder_eo *eo);
-/* Queue one hash (prefetching its slot) and insert the oldest queued one. */
+/* Add one hash to the batch; a full batch goes into the state (builder_state.c). */
 extern void bs_builder_state_add(bs_builder_eo *eo, uint64_t h);
 extern Datum bs_builder_state_datum(bs_builder_eo *eo);
 /* What a transition function returns for flat state s: s, or s made expanded once large. */

@@ -10,11 +10,11 @@
 # What it does: installs the Debian packages it needs (test/lib.sh's list plus postgresql-15-hll,
 # the reference HyperLogLog aggregate, and libbloom-dev, the reference C Bloom filter), builds and
 # installs the extension, starts a throwaway PostgreSQL 15 server with benchmark settings,
-# generates a deterministic table, and runs every case BENCH_RUNS times, each reference in the
-# same pass as the cases compared with it (the order of the pass is reversed every other run so
-# that drift hits both), then stops the server and runs the C micro-benchmark
-# (test/bench/micro.c) of the core against libbloom.  It prints one table and writes the same
-# rows, tab-separated, to a results file whose path it prints.
+# generates deterministic tables (bench_t, and bench_d: every value once, shuffled), and runs
+# every case BENCH_RUNS times, each reference in the same pass as the cases compared with it (the
+# order of the pass is reversed every other run so that drift hits both), then stops the server
+# and runs the C micro-benchmark (test/bench/micro.c) of the core against libbloom.  It prints
+# one table and writes the same rows, tab-separated, to a results file whose path it prints.
 #
 # Timing: each SQL query runs as EXPLAIN (ANALYZE, TIMING OFF, SUMMARY ON) and the number taken
 # is its "Execution Time": server-side, executor only (no parsing, planning, result transfer or
@@ -27,9 +27,12 @@
 # Settings (environment):
 #   BENCH_ROWS          rows of the table (10000000)
 #   BENCH_DISTINCT      distinct values of the bigint column u, about (1000000)
+#   BENCH_DISTINCT_ROWS rows of the all-distinct table bench_d: 1..N once each, shuffled
+#                       (min(5000000, BENCH_ROWS/2))
 #   BENCH_RUNS          measured runs of every case; the median is reported (5)
-#   BENCH_CASES         extended regex on case ids: only those run (all); ids are
-#                       agg.* text.* par.* grp.* semi.* upd.* micro.*, e.g. 'agg|par' or '^micro'
+#   BENCH_CASES         extended regex on case ids: only those run, and only the tables they need
+#                       are built (all); ids are agg.* text.* par.* grp.* semi.* upd.* micro.*,
+#                       e.g. 'agg|par', '^micro', or 'distinct' (the all-distinct cases alone)
 #   BENCH_WARMUP        unmeasured passes over the SQL cases first (1)
 #   BENCH_BIG_GROUPS    groups of the "many groups" GROUP BY (min(1000000, BENCH_ROWS/10))
 #   BENCH_FILTER_KEYS   keys of the large stored filter of the semi-join case (10000000)
@@ -83,6 +86,11 @@ if [ -z "${BENCH_BIG_GROUPS:-}" ]; then
 	[ "$BENCH_BIG_GROUPS" -lt 1000 ] && BENCH_BIG_GROUPS=1000
 fi
 bs_require_int BENCH_BIG_GROUPS "$BENCH_BIG_GROUPS" 1
+if [ -z "${BENCH_DISTINCT_ROWS:-}" ]; then
+	BENCH_DISTINCT_ROWS=$((BENCH_ROWS / 2))
+	[ "$BENCH_DISTINCT_ROWS" -gt 5000000 ] && BENCH_DISTINCT_ROWS=5000000
+fi
+bs_require_int BENCH_DISTINCT_ROWS "$BENCH_DISTINCT_ROWS" 100
 
 BENCH_T0=$(date +%s)
 BENCH_STAMP=$(date +%Y%m%d-%H%M%S)
@@ -123,9 +131,10 @@ defc() { # ID QUERY REFERENCE KIND TARGET
 }
 
 # one aggregate over the whole table, serial and with 2 workers
-defagg() { # NAME SQL-EXPRESSION
-	defq "ser.$1" "$2" "$SER" "SELECT $2 FROM bench_t"
-	defq "par.$1" "$2 (2 workers)" "$PAR" "SELECT $2 FROM bench_t"
+defagg() { # NAME SQL-EXPRESSION [TABLE [LABEL-SUFFIX]]
+	local t=${3:-bench_t} l=${4:-}
+	defq "ser.$1" "$2$l" "$SER" "SELECT $2 FROM $t"
+	defq "par.$1" "$2$l (2 workers)" "$PAR" "SELECT $2 FROM $t"
 }
 defagg hll_u "hll_add_agg(hll_hash_bigint(u))"
 defagg count_u "count(u)"
@@ -139,6 +148,10 @@ defagg cbloom_u_fixed "cbloom_agg(u, $D, 0.01)"
 defagg bloom_s "bloom_agg(s)"
 defagg cms_s "cms_agg(s)"
 defagg topk_s "topk_agg(s, 10)"
+# bench_d: every value of 1..BENCH_DISTINCT_ROWS once, in shuffled order
+DL=" over bench_d ($BENCH_DISTINCT_ROWS rows, all distinct, shuffled)"
+defagg distinct.hll_ud "hll_add_agg(hll_hash_bigint(ud))" bench_d "$DL"
+defagg distinct.bloom_ud "bloom_agg(ud)" bench_d "$DL"
 
 defc agg.bloom_u ser.bloom_u ser.hll_u le 1.2
 defc agg.bloom_u.vs_count ser.bloom_u ser.count_u le 1.3
@@ -150,12 +163,15 @@ defc agg.cbloom_u_fixed ser.cbloom_u_fixed ser.hll_u le ""
 defc text.bloom_s ser.bloom_s ser.hll_s le 1.2
 defc text.cms_s ser.cms_s ser.hll_s le 1.0
 defc text.topk_s ser.topk_s ser.hll_s le 1.4
+defc agg.distinct.bloom_ud ser.distinct.bloom_ud ser.distinct.hll_ud le 2.0
 for a in bloom_u bloom_u_fixed cms_u topk_u cbloom_u cbloom_u_fixed bloom_s; do
 	defc "par.$a" "par.$a" "ser.$a" ge 1.5
 done
 for a in hll_u hll_s count_u cms_s topk_s; do
 	defc "par.$a" "par.$a" "ser.$a" ge ""
 done
+defc par.distinct.bloom_ud par.distinct.bloom_ud ser.distinct.bloom_ud ge 1.5
+defc par.distinct.hll_ud par.distinct.hll_ud ser.distinct.hll_ud ge ""
 
 defq grp.1k.hll "hll_add_agg(hll_hash_bigint(u)) GROUP BY g (1000 groups)" "$GRP" \
 	"SELECT g, hll_add_agg(hll_hash_bigint(u)) FROM bench_t GROUP BY g"
@@ -197,8 +213,10 @@ done
 PASS_Q=()
 for q in ser.hll_u ser.count_u ser.hll_s ser.bloom_u ser.bloom_u_fixed ser.cms_u ser.topk_u \
 	ser.cbloom_u ser.cbloom_u_fixed ser.bloom_s ser.cms_s ser.topk_s \
+	ser.distinct.hll_ud ser.distinct.bloom_ud \
 	par.hll_u par.count_u par.hll_s par.bloom_u par.bloom_u_fixed par.cms_u par.topk_u \
 	par.cbloom_u par.cbloom_u_fixed par.bloom_s par.cms_s par.topk_s \
+	par.distinct.hll_ud par.distinct.bloom_ud \
 	grp.1k.hll grp.1k.bloom grp.big.hll grp.big.bloom semi.k1k semi.big semi.big_disjoint; do
 	[ -n "${NEED_Q[$q]:-}" ] && PASS_Q+=("$q")
 done
@@ -208,8 +226,17 @@ bench_selected upd.per_row || bench_selected upd.batch && WANT_UPDATE=1
 bench_selected micro.10000.insert || bench_selected micro && WANT_MICRO=1
 WANT_TABLE=0
 [ "${#PASS_Q[@]}" -gt 0 ] && WANT_TABLE=1
+# the data the selected queries need: bench_t, bench_d (*.distinct.*), the semi-join filters
+WANT_T=0
+WANT_D=0
 WANT_SEMI=0
-for q in "${PASS_Q[@]}"; do case $q in semi.*) WANT_SEMI=1 ;; esac; done
+for q in "${PASS_Q[@]}"; do
+	case $q in
+	*.distinct.*) WANT_D=1 ;;
+	semi.*) WANT_T=1 WANT_SEMI=1 ;;
+	*) WANT_T=1 ;;
+	esac
+done
 if [ "$WANT_TABLE" -eq 0 ] && [ "$WANT_UPDATE" -eq 0 ] && [ "$WANT_MICRO" -eq 0 ]; then
 	bs_die "BENCH_CASES='$BENCH_CASES' selects no case"
 fi
@@ -246,7 +273,8 @@ bench_pass() { # RUN-NUMBER ORDER(fwd|rev)
 		# map the table's shared buffers into this backend before the first measured query:
 		# a new backend takes a page fault per shared-memory page it first touches (about
 		# 0.7 s for the 0.9 GB table with 4 kB pages), which would be charged to that query
-		echo "SELECT count(*) FROM bench_t;"
+		[ "$WANT_T" -eq 1 ] && echo "SELECT count(*) FROM bench_t;"
+		[ "$WANT_D" -eq 1 ] && echo "SELECT count(*) FROM bench_d;"
 		for q in "${qs[@]}"; do
 			printf '\\echo @@Q %s\n' "$q"
 			echo "BEGIN; ${Q_SET[$q]}"
@@ -296,6 +324,24 @@ VACUUM (FREEZE, ANALYZE) bench_t;
 SQL
 }
 
+# bench_d: each of 1..BENCH_DISTINCT_ROWS once, in an order shuffled by md5 (deterministic):
+# a bloom_agg that sees every value once, so every insert sets new bits (no repeated keys in
+# cache), in no order the hashes could take advantage of.
+bench_setup_distinct() {
+	local n=$BENCH_DISTINCT_ROWS
+	bench_log "generating bench_d: $n rows, all distinct, shuffled ($(bench_elapsed))"
+	bench_psql <<SQL
+CREATE EXTENSION IF NOT EXISTS bloomsketch;
+CREATE EXTENSION IF NOT EXISTS hll;
+CREATE TABLE bench_d (ud bigint NOT NULL);
+SET work_mem = '1GB'; -- the sort of the shuffle in memory
+INSERT INTO bench_d SELECT i FROM generate_series(1, $n) AS i ORDER BY md5(i::text);
+RESET work_mem;
+ALTER TABLE bench_d SET (parallel_workers = 2);
+VACUUM (FREEZE, ANALYZE) bench_d;
+SQL
+}
+
 bench_setup_filters() {
 	bench_log "storing the semi-join filters ($BENCH_FILTER_KEYS and 1000 keys) ($(bench_elapsed))"
 	bench_psql <<SQL
@@ -328,10 +374,20 @@ SQL
 
 bench_describe_data() {
 	bench_log "checking the data ($(bench_elapsed))"
-	DATA_INFO=$(bench_psql -F ' ' -c "SELECT format('%s rows, %s distinct u, %s distinct s, %s distinct g, %s distinct gl, table %s',
-		count(*), count(DISTINCT u), count(DISTINCT s), count(DISTINCT g), count(DISTINCT gl),
-		pg_size_pretty(pg_table_size('bench_t'))) FROM bench_t")
-	bench_log "data: $DATA_INFO"
+	if [ "$WANT_T" -eq 1 ]; then
+		DATA_INFO=$(bench_psql -F ' ' -c "SELECT format('%s rows, %s distinct u, %s distinct s, %s distinct g, %s distinct gl, table %s',
+			count(*), count(DISTINCT u), count(DISTINCT s), count(DISTINCT g), count(DISTINCT gl),
+			pg_size_pretty(pg_table_size('bench_t'))) FROM bench_t")
+		bench_log "data: $DATA_INFO"
+	fi
+	if [ "$WANT_D" -eq 1 ]; then
+		# correlation of ud with the physical order (pg_stats): near 0 when shuffled
+		DISTINCT_INFO=$(bench_psql -F ' ' -c "SELECT format('bench_d %s rows, %s distinct ud, %s..%s, correlation with the row order %s, table %s',
+			count(*), count(DISTINCT ud), min(ud), max(ud),
+			(SELECT round(correlation::numeric, 3) FROM pg_stats WHERE tablename = 'bench_d' AND attname = 'ud'),
+			pg_size_pretty(pg_table_size('bench_d'))) FROM bench_d")
+		bench_log "all-distinct data: $DISTINCT_INFO"
+	fi
 }
 
 # Huge pages for the shared memory (BENCH_HUGE_PAGES=1, the default).  Without them every new
@@ -384,10 +440,16 @@ bench_huge_pages() {
 
 bench_warm_cache() {
 	bench_log "warming the cache"
-	if bench_psql -c "CREATE EXTENSION IF NOT EXISTS pg_prewarm" >/dev/null 2>&1; then
-		bench_psql -c "SELECT pg_prewarm('bench_t')" >/dev/null
+	local prewarm=0
+	bench_psql -c "CREATE EXTENSION IF NOT EXISTS pg_prewarm" >/dev/null 2>&1 && prewarm=1
+	if [ "$WANT_T" -eq 1 ]; then
+		[ "$prewarm" -eq 1 ] && bench_psql -c "SELECT pg_prewarm('bench_t')" >/dev/null
+		bench_psql -c "SELECT count(*), sum(length(s)) FROM bench_t" >/dev/null
 	fi
-	bench_psql -c "SELECT count(*), sum(length(s)) FROM bench_t" >/dev/null
+	if [ "$WANT_D" -eq 1 ]; then
+		[ "$prewarm" -eq 1 ] && bench_psql -c "SELECT pg_prewarm('bench_d')" >/dev/null
+		bench_psql -c "SELECT count(*), sum(ud) FROM bench_d" >/dev/null
+	fi
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -512,6 +574,7 @@ bench_report() {
 		echo "# bloomsketch benchmark $BENCH_STAMP: $BENCH_HOST"
 		echo "# $BENCH_SETTINGS"
 		[ -n "${DATA_INFO:-}" ] && echo "# data: $DATA_INFO"
+		[ -n "${DISTINCT_INFO:-}" ] && echo "# all-distinct data: $DISTINCT_INFO"
 		[ -n "${FILTER_INFO:-}" ] && echo "# filters: $FILTER_INFO"
 		printf 'case\tmedian\treference\treference_median\tunit\tratio\ttarget\tresult\tnotes\tlabel\treference_label\n'
 		for c in "${SEL_CASES[@]}"; do
@@ -526,6 +589,7 @@ bench_report() {
 			par.*) case $note in *"launched 2"*) ;; *) note="$note (NOT 2 workers)" ;; esac ;;
 			grp.*) note="$(bench_per_group "$c" "$note") | reference: $(bench_per_group "$ref" "$(bench_note "$ref")")" ;;
 			semi.*) note="${FILTER_INFO:-}" ;;
+			agg.distinct.*) note="${DISTINCT_INFO:-}" ;;
 			upd.per_row) [ "$ms" != NA ] && note=$(awk -v n="$BENCH_UPDATES" -v m="$ms" 'BEGIN { printf "%.0f rows/s (pgbench, 1 client, 1 transaction per row)", n / (m / 1000) }') ;;
 			upd.batch) [ "$ms" != NA ] && note=$(awk -v n="$BENCH_UPDATES" -v m="$ms" 'BEGIN { printf "%.0f rows/s", n / (m / 1000) }')"; ${UPD_INFO:-}" ;;
 			esac
@@ -614,7 +678,7 @@ BENCH_REV=$(git -C "$BS_ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown
 if [ -n "$(git -C "$BS_ROOT" status --porcelain --untracked-files=no 2>/dev/null)" ]; then
 	BENCH_REV="$BENCH_REV+changes"
 fi
-BENCH_SETTINGS="commit $BENCH_REV; rows $BENCH_ROWS, distinct u $BENCH_DISTINCT, big groups $BENCH_BIG_GROUPS, runs $BENCH_RUNS (+$BENCH_WARMUP warm-up), filter keys $BENCH_FILTER_KEYS, updates $BENCH_UPDATES x $BENCH_UPDATE_RUNS runs, shared_buffers $BENCH_SHARED_BUFFERS, work_mem $BENCH_WORK_MEM; SQL times: median EXPLAIN ANALYZE Execution Time (ms)"
+BENCH_SETTINGS="commit $BENCH_REV; rows $BENCH_ROWS, distinct u $BENCH_DISTINCT, all-distinct rows $BENCH_DISTINCT_ROWS, big groups $BENCH_BIG_GROUPS, runs $BENCH_RUNS (+$BENCH_WARMUP warm-up), filter keys $BENCH_FILTER_KEYS, updates $BENCH_UPDATES x $BENCH_UPDATE_RUNS runs, shared_buffers $BENCH_SHARED_BUFFERS, work_mem $BENCH_WORK_MEM; SQL times: median EXPLAIN ANALYZE Execution Time (ms)"
 MICRO_ROWS=()
 : >"$BENCH_RAW"
 
@@ -649,7 +713,8 @@ log_min_messages = warning"
 	bs_cluster_start || bs_die "cannot start the server"
 	bench_psql -c "SELECT 1" >/dev/null
 	if [ "$WANT_TABLE" -eq 1 ]; then
-		bench_setup_table
+		[ "$WANT_T" -eq 1 ] && bench_setup_table
+		[ "$WANT_D" -eq 1 ] && bench_setup_distinct
 		[ "$WANT_SEMI" -eq 1 ] && bench_setup_filters
 		bench_describe_data
 		bench_warm_cache

@@ -31,11 +31,12 @@
 #                       (min(5000000, BENCH_ROWS/2))
 #   BENCH_RUNS          measured runs of every case; the median is reported (5)
 #   BENCH_CASES         extended regex on case ids: only those run, and only the tables they need
-#                       are built (all); ids are agg.* text.* par.* grp.* semi.* upd.* micro.*,
-#                       e.g. 'agg|par', '^micro', or 'distinct' (the all-distinct cases alone)
+#                       are built (all); ids are agg.* text.* par.* grp.* semi.* merge.* upd.*
+#                       micro.*, e.g. 'agg|par', '^micro', or 'distinct' (the all-distinct cases)
 #   BENCH_WARMUP        unmeasured passes over the SQL cases first (1)
 #   BENCH_BIG_GROUPS    groups of the "many groups" GROUP BY (min(1000000, BENCH_ROWS/10))
 #   BENCH_FILTER_KEYS   keys of the large stored filter of the semi-join case (10000000)
+#   BENCH_MERGE_SKETCHES  stored topk_agg(u, 10000) sketches merged by merge.topk_10k (8)
 #   BENCH_UPDATES       rows of the UPDATE case (10000)
 #   BENCH_UPDATE_RUNS   runs of the UPDATE case (3: each writes BENCH_UPDATES MiB of TOAST)
 #   BENCH_UPDATE_CAPACITY  capacity of the stored filter updated (875000 at 1%: 1.0 MiB)
@@ -59,6 +60,7 @@ BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 : "${BENCH_CASES:=}"
 : "${BENCH_WARMUP:=1}"
 : "${BENCH_FILTER_KEYS:=10000000}"
+: "${BENCH_MERGE_SKETCHES:=8}"
 : "${BENCH_UPDATES:=10000}"
 : "${BENCH_UPDATE_RUNS:=3}"
 : "${BENCH_UPDATE_CAPACITY:=875000}"
@@ -76,6 +78,7 @@ bs_require_int BENCH_DISTINCT "$BENCH_DISTINCT" 10
 bs_require_int BENCH_RUNS "$BENCH_RUNS" 1
 bs_require_int BENCH_WARMUP "$BENCH_WARMUP" 0
 bs_require_int BENCH_FILTER_KEYS "$BENCH_FILTER_KEYS" 1000
+bs_require_int BENCH_MERGE_SKETCHES "$BENCH_MERGE_SKETCHES" 2
 bs_require_int BENCH_UPDATES "$BENCH_UPDATES" 1
 bs_require_int BENCH_UPDATE_RUNS "$BENCH_UPDATE_RUNS" 1
 bs_require_int BENCH_UPDATE_CAPACITY "$BENCH_UPDATE_CAPACITY" 1000
@@ -191,6 +194,12 @@ defq semi.big_disjoint "WHERE f @> u, f: $BENCH_FILTER_KEYS keys (TOASTed), hold
 defc semi.big semi.big semi.k1k le 1.3
 defc semi.big_disjoint semi.big_disjoint semi.k1k le ""
 
+# merging stored top-k sketches of the largest k (10000): bench_topk holds BENCH_MERGE_SKETCHES
+# topk_agg(u, 10000), one per slice of bench_t's rows (ids in order), made once at setup
+defq merge.topk_10k "topk_union_agg(t) of $BENCH_MERGE_SKETCHES stored topk_agg(u, 10000) sketches" "$SER" \
+	"SELECT topk_union_agg(t) FROM bench_topk"
+defc merge.topk_10k merge.topk_10k - le ""
+
 # not SQL queries of the passes: measured by their own functions below
 defc upd.per_row upd.per_row - le ""
 defc upd.batch upd.batch upd.per_row le ""
@@ -217,7 +226,8 @@ for q in ser.hll_u ser.count_u ser.hll_s ser.bloom_u ser.bloom_u_fixed ser.cms_u
 	par.hll_u par.count_u par.hll_s par.bloom_u par.bloom_u_fixed par.cms_u par.topk_u \
 	par.cbloom_u par.cbloom_u_fixed par.bloom_s par.cms_s par.topk_s \
 	par.distinct.hll_ud par.distinct.bloom_ud \
-	grp.1k.hll grp.1k.bloom grp.big.hll grp.big.bloom semi.k1k semi.big semi.big_disjoint; do
+	grp.1k.hll grp.1k.bloom grp.big.hll grp.big.bloom semi.k1k semi.big semi.big_disjoint \
+	merge.topk_10k; do
 	[ -n "${NEED_Q[$q]:-}" ] && PASS_Q+=("$q")
 done
 WANT_UPDATE=0
@@ -226,14 +236,17 @@ bench_selected upd.per_row || bench_selected upd.batch && WANT_UPDATE=1
 bench_selected micro.10000.insert || bench_selected micro && WANT_MICRO=1
 WANT_TABLE=0
 [ "${#PASS_Q[@]}" -gt 0 ] && WANT_TABLE=1
-# the data the selected queries need: bench_t, bench_d (*.distinct.*), the semi-join filters
+# the data the selected queries need: bench_t, bench_d (*.distinct.*), the semi-join filters,
+# the stored topk sketches (made from bench_t)
 WANT_T=0
 WANT_D=0
 WANT_SEMI=0
+WANT_MERGE=0
 for q in "${PASS_Q[@]}"; do
 	case $q in
 	*.distinct.*) WANT_D=1 ;;
 	semi.*) WANT_T=1 WANT_SEMI=1 ;;
+	merge.*) WANT_T=1 WANT_MERGE=1 ;;
 	*) WANT_T=1 ;;
 	esac
 done
@@ -275,6 +288,8 @@ bench_pass() { # RUN-NUMBER ORDER(fwd|rev)
 		# 0.7 s for the 0.9 GB table with 4 kB pages), which would be charged to that query
 		[ "$WANT_T" -eq 1 ] && echo "SELECT count(*) FROM bench_t;"
 		[ "$WANT_D" -eq 1 ] && echo "SELECT count(*) FROM bench_d;"
+		# the sketches' TOAST pages too (md5 reads the whole value)
+		[ "$WANT_MERGE" -eq 1 ] && echo "SELECT count(md5(t::bytea)) FROM bench_topk;"
 		for q in "${qs[@]}"; do
 			printf '\\echo @@Q %s\n' "$q"
 			echo "BEGIN; ${Q_SET[$q]}"
@@ -372,6 +387,35 @@ SQL
 	bench_log "filters: $FILTER_INFO"
 }
 
+# bench_topk: BENCH_MERGE_SKETCHES topk_agg(u, 10000), of consecutive slices of bench_t's rows.
+# u is uniform, so the slices share most values but their 10,000 candidates are mostly
+# different ones: the merge re-ranks about BENCH_MERGE_SKETCHES x 10,000 candidates.
+bench_setup_topk() {
+	local n=$BENCH_MERGE_SKETCHES
+	bench_log "storing $n topk_agg(u, 10000) sketches ($(bench_elapsed))"
+	bench_psql <<SQL
+CREATE TABLE bench_topk (slice int PRIMARY KEY, t topk NOT NULL);
+-- serial and hashed: each sketch sees its rows in scan (id) order, the same sketches every run
+SET max_parallel_workers_per_gather = 0;
+SET enable_sort = off;
+INSERT INTO bench_topk
+  SELECT ((id - 1) * $n / $BENCH_ROWS)::int AS slice, topk_agg(u, 10000) FROM bench_t GROUP BY 1;
+VACUUM ANALYZE bench_topk;
+SQL
+	MERGE_INFO=$(bench_psql -F ' ' <<'SQL'
+SELECT format('%s sketches of k %s (width %s, depth %s), %s to %s candidates, %s to %s B (pg_column_size %s to %s); heap %s B, TOAST %s B',
+              count(*), min((topk_info(t)).k), min((topk_info(t)).width), min((topk_info(t)).depth),
+              min((topk_info(t)).candidates), max((topk_info(t)).candidates),
+              min(octet_length(t::bytea)), max(octet_length(t::bytea)),
+              min(pg_column_size(t)), max(pg_column_size(t)),
+              pg_relation_size('bench_topk'),
+              (SELECT pg_relation_size(reltoastrelid) FROM pg_class WHERE oid = 'bench_topk'::regclass))
+FROM bench_topk;
+SQL
+)
+	bench_log "topk sketches: $MERGE_INFO"
+}
+
 bench_describe_data() {
 	bench_log "checking the data ($(bench_elapsed))"
 	if [ "$WANT_T" -eq 1 ]; then
@@ -449,6 +493,9 @@ bench_warm_cache() {
 	if [ "$WANT_D" -eq 1 ]; then
 		[ "$prewarm" -eq 1 ] && bench_psql -c "SELECT pg_prewarm('bench_d')" >/dev/null
 		bench_psql -c "SELECT count(*), sum(ud) FROM bench_d" >/dev/null
+	fi
+	if [ "$WANT_MERGE" -eq 1 ]; then
+		bench_psql -c "SELECT count(md5(t::bytea)) FROM bench_topk" >/dev/null
 	fi
 }
 
@@ -575,6 +622,7 @@ bench_report() {
 		echo "# $BENCH_SETTINGS"
 		[ -n "${DATA_INFO:-}" ] && echo "# data: $DATA_INFO"
 		[ -n "${DISTINCT_INFO:-}" ] && echo "# all-distinct data: $DISTINCT_INFO"
+		[ -n "${MERGE_INFO:-}" ] && echo "# topk sketches: $MERGE_INFO"
 		[ -n "${FILTER_INFO:-}" ] && echo "# filters: $FILTER_INFO"
 		printf 'case\tmedian\treference\treference_median\tunit\tratio\ttarget\tresult\tnotes\tlabel\treference_label\n'
 		for c in "${SEL_CASES[@]}"; do
@@ -590,6 +638,7 @@ bench_report() {
 			grp.*) note="$(bench_per_group "$c" "$note") | reference: $(bench_per_group "$ref" "$(bench_note "$ref")")" ;;
 			semi.*) note="${FILTER_INFO:-}" ;;
 			agg.distinct.*) note="${DISTINCT_INFO:-}" ;;
+			merge.*) note="${MERGE_INFO:-}${note:+; $note}" ;;
 			upd.per_row) [ "$ms" != NA ] && note=$(awk -v n="$BENCH_UPDATES" -v m="$ms" 'BEGIN { printf "%.0f rows/s (pgbench, 1 client, 1 transaction per row)", n / (m / 1000) }') ;;
 			upd.batch) [ "$ms" != NA ] && note=$(awk -v n="$BENCH_UPDATES" -v m="$ms" 'BEGIN { printf "%.0f rows/s", n / (m / 1000) }')"; ${UPD_INFO:-}" ;;
 			esac
@@ -678,7 +727,7 @@ BENCH_REV=$(git -C "$BS_ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown
 if [ -n "$(git -C "$BS_ROOT" status --porcelain --untracked-files=no 2>/dev/null)" ]; then
 	BENCH_REV="$BENCH_REV+changes"
 fi
-BENCH_SETTINGS="commit $BENCH_REV; rows $BENCH_ROWS, distinct u $BENCH_DISTINCT, all-distinct rows $BENCH_DISTINCT_ROWS, big groups $BENCH_BIG_GROUPS, runs $BENCH_RUNS (+$BENCH_WARMUP warm-up), filter keys $BENCH_FILTER_KEYS, updates $BENCH_UPDATES x $BENCH_UPDATE_RUNS runs, shared_buffers $BENCH_SHARED_BUFFERS, work_mem $BENCH_WORK_MEM; SQL times: median EXPLAIN ANALYZE Execution Time (ms)"
+BENCH_SETTINGS="commit $BENCH_REV; rows $BENCH_ROWS, distinct u $BENCH_DISTINCT, all-distinct rows $BENCH_DISTINCT_ROWS, big groups $BENCH_BIG_GROUPS, runs $BENCH_RUNS (+$BENCH_WARMUP warm-up), filter keys $BENCH_FILTER_KEYS, topk sketches merged $BENCH_MERGE_SKETCHES, updates $BENCH_UPDATES x $BENCH_UPDATE_RUNS runs, shared_buffers $BENCH_SHARED_BUFFERS, work_mem $BENCH_WORK_MEM; SQL times: median EXPLAIN ANALYZE Execution Time (ms)"
 MICRO_ROWS=()
 : >"$BENCH_RAW"
 
@@ -716,6 +765,7 @@ log_min_messages = warning"
 		[ "$WANT_T" -eq 1 ] && bench_setup_table
 		[ "$WANT_D" -eq 1 ] && bench_setup_distinct
 		[ "$WANT_SEMI" -eq 1 ] && bench_setup_filters
+		[ "$WANT_MERGE" -eq 1 ] && bench_setup_topk
 		bench_describe_data
 		bench_warm_cache
 		for ((r = 1 - BENCH_WARMUP; r <= BENCH_RUNS; r++)); do

@@ -601,17 +601,21 @@ bench_note() {
 		}' "$BENCH_RAW"
 }
 
-# a GROUP BY note with the memory per group added when the hash table stayed in memory
+# The memory per group of a GROUP BY query, from its note (bench_note): the HashAggregate's
+# "Memory Usage" (its peak, kB) x 1024 / the number of groups, in bytes.  When the hash table
+# spilled (Batches > 1) that is the peak in memory while spilling, so the disk per group
+# ("Disk Usage" / groups) is given beside it.  "NA" when the plan shows no memory.
 bench_per_group() { # QUERY NOTE
 	local groups=1000
 	case $1 in grp.big.*) groups=$BENCH_BIG_GROUPS ;; esac
 	awk -v note="$2" -v g="$groups" 'BEGIN {
-		s = note
-		if (note ~ /Batches: 1 / && match(note, /Memory Usage: [0-9]+kB/)) {
-			kb = substr(note, RSTART + 14, RLENGTH - 16) + 0
-			s = s sprintf(" (%.0f B per group)", kb * 1024 / g)
-		} else if (note ~ /Disk Usage/) s = s " (spilled to disk)"
-		print s
+		s = "NA"
+		if (match(note, /Memory Usage: [0-9]+kB/)) {
+			s = sprintf("%.0f B", substr(note, RSTART + 14, RLENGTH - 16) * 1024 / g)
+			if (match(note, /Disk Usage: [0-9]+kB/))
+				s = s sprintf(" in memory + %.0f B on disk, spilled", substr(note, RSTART + 12, RLENGTH - 14) * 1024 / g)
+		}
+		print s " (" (note == "" ? "no plan" : note) " / " g " groups)"
 	}'
 }
 
@@ -635,7 +639,7 @@ bench_report() {
 			rlabel=${Q_LABEL[$ref]:-}
 			case $c in
 			par.*) case $note in *"launched 2"*) ;; *) note="$note (NOT 2 workers)" ;; esac ;;
-			grp.*) note="$(bench_per_group "$c" "$note") | reference: $(bench_per_group "$ref" "$(bench_note "$ref")")" ;;
+			grp.*) note="memory per group: $(bench_per_group "$c" "$note") | reference: $(bench_per_group "$ref" "$(bench_note "$ref")")" ;;
 			semi.*) note="${FILTER_INFO:-}" ;;
 			agg.distinct.*) note="${DISTINCT_INFO:-}" ;;
 			merge.*) note="${MERGE_INFO:-}${note:+; $note}" ;;

@@ -35,35 +35,26 @@ bs_key_info_init(bs_key_info *ki, Oid typid)
 
 	ki->typid = base;
 	/* the common key types skip bs_key_canonical's dispatch per row */
+	ki->hash = hash_canonical;
 	switch (base)
 	{
 		case INT2OID:
 			ki->hash = hash_int2;
+			ki->family = BS_FAMILY_INTEGER;
 			break;
 		case INT4OID:
 			ki->hash = hash_int4;
+			ki->family = BS_FAMILY_INTEGER;
 			break;
 		case INT8OID:
 			ki->hash = hash_int8;
-			break;
-		case TEXTOID:
-		case VARCHAROID:
-		case BYTEAOID:
-			ki->hash = hash_text;
-			break;
-		default:
-			ki->hash = hash_canonical;
-			break;
-	}
-	switch (base)
-	{
-		case INT2OID:
-		case INT4OID:
-		case INT8OID:
 			ki->family = BS_FAMILY_INTEGER;
 			break;
 		case TEXTOID:
 		case VARCHAROID:
+			ki->hash = hash_text;
+			ki->family = BS_FAMILY_TEXT;
+			break;
 		case BPCHAROID:
 		case NAMEOID:
 		case UNKNOWNOID:
@@ -71,6 +62,7 @@ bs_key_info_init(bs_key_info *ki, Oid typid)
 			ki->family = BS_FAMILY_TEXT;
 			break;
 		case BYTEAOID:
+			ki->hash = hash_text;
 			ki->family = BS_FAMILY_BYTEA;
 			break;
 		case UUIDOID:

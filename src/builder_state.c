@@ -18,8 +18,9 @@
  * and flattening adds the batch first.  The flat format (doc/format.md) does
  * not change.
  *
- * Small states stay plain varlenas: their tables are in cache anyway, and an
- * expanded object costs a memory context of its own (about 1 kB).
+ * States for which batches do not pay (bs_builder_batches_pay) stay plain
+ * varlenas: an expanded object costs a memory context of its own (about
+ * 1 kB), and hash-by-hash adding is faster for them.
  */
 #include "glue.h"
 
@@ -27,9 +28,6 @@
 #include "utils/memutils.h"
 
 #include "core/builder.h"
-
-/* States of at least this many bytes become expanded objects. */
-#define EXPAND_MIN_BYTES (64 * 1024)
 
 struct bs_builder_eo
 {
@@ -180,9 +178,9 @@ bs_builder_state_return(FunctionCallInfo fcinfo, uint8_t *s)
 				cxt,
 				old;
 	bs_builder_eo *eo;
-	size_t		size = bs_builder_size(s);
+	size_t		size;
 
-	if (size < EXPAND_MIN_BYTES || AggCheckCallContext(fcinfo, &aggcontext) == 0)
+	if (!bs_builder_batches_pay(s) || AggCheckCallContext(fcinfo, &aggcontext) == 0)
 		return PointerGetDatum(BS_VARLENA_OF(s));
 
 	/*
@@ -193,6 +191,7 @@ bs_builder_state_return(FunctionCallInfo fcinfo, uint8_t *s)
 	cxt = AllocSetContextCreate(aggcontext, "bloom_agg_state", ALLOCSET_SMALL_SIZES);
 	old = MemoryContextSwitchTo(cxt);
 	eo = (bs_builder_eo *) palloc0(sizeof(bs_builder_eo));
+	size = bs_builder_size(s);
 	EOH_init_header(&eo->hdr, &eo_methods, cxt);
 	eo->state = BS_DATA(bs_new_sketch(size));
 	memcpy(eo->state, s, size);

@@ -480,6 +480,17 @@ bs_builder_batch_hashes(const uint8_t *s)
 	return p1 / 8 < MIN_BATCH ? MIN_BATCH : (size_t) (p1 / 8);
 }
 
+#define BATCH_MIN_TABLE_BYTES (64 * 1024)
+#define BATCH_MIN_FILTER_BYTES (2 * 1024 * 1024)
+
+bool
+bs_builder_batches_pay(const uint8_t *s)
+{
+	bool		dense = (bs_load32(s + BS_OFF_P3) & BS_BUILDER_DENSE) != 0;
+
+	return bs_builder_size(s) >= (dense ? BATCH_MIN_FILTER_BYTES : BATCH_MIN_TABLE_BYTES);
+}
+
 size_t
 bs_builder_batch_scratch(const uint8_t *s, size_t n)
 {

@@ -975,6 +975,19 @@ test_batches(void)
 	CHECK(memcmp(a, b, bs_builder_size(a)) == 0, "fixed state in batches: byte for byte");
 	unit_arena_reset(&the_arena);
 
+	/* where batches start: tables of 64 kB (8192 slots), filters of 2 MB */
+	a = add_all(new_auto(0.01, BS_FAMILY_INTEGER), h, 3000);	/* 4096 slots */
+	b = add_all(new_auto(0.01, BS_FAMILY_INTEGER), h, 3100);	/* 8192 slots */
+	ok = bs_load64(a + BS_OFF_P1) == 4096 && !bs_builder_batches_pay(a) &&
+		bs_load64(b + BS_OFF_P1) == 8192 && bs_builder_batches_pay(b);
+	unit_arena_reset(&the_arena);
+	bs_builder_new_fixed(1000000, 0.01, BS_FAMILY_INTEGER, 0, &alloc, &a, &err);	/* 1.2 MB */
+	bs_builder_new_fixed(2000000, 0.01, BS_FAMILY_INTEGER, 0, &alloc, &b, &err);	/* 2.4 MB */
+	CHECK(ok && !bs_builder_batches_pay(a) && bs_builder_batches_pay(b),
+		  "batches pay for tables from 64 kB and filters from 2 MB (a %zu-byte filter: no, %zu bytes: yes)",
+		  bs_builder_size(a), bs_builder_size(b));
+	unit_arena_reset(&the_arena);
+
 	a = add_all(new_auto(0.01, BS_FAMILY_INTEGER), h, 100000);
 	CHECK(bs_builder_batch_hashes(a) == bs_load64(a + BS_OFF_P1) / 8 &&
 		  bs_builder_batch_scratch(a, 10) == 10,

@@ -36,13 +36,8 @@ typedef struct bs_cached_sketch
 
 typedef struct bs_call_cache
 {
-	bs_call_key key;			/* first: bs_key_arg reads it (glue.h) */
+	bs_call_head head;			/* first: glue.h's inline functions read it */
 	bs_cached_sketch sketches[BS_CACHED_ARGS];
-
-	/* memo of one pure function of two parameters (bs_memo_*) */
-	bool		memo_ready;
-	uint64_t	memo_in[2];
-	uint64_t	memo_out[2];
 } bs_call_cache;
 
 static bs_call_cache *
@@ -220,7 +215,7 @@ bs_key_arg_resolve(FunctionCallInfo fcinfo, int argno)
 {
 	bs_call_cache *c = get_cache(fcinfo);
 
-	if (!c->key.ready)
+	if (!c->head.key_ready)
 	{
 		Oid			typid = get_fn_expr_argtype(fcinfo->flinfo, argno);
 
@@ -230,22 +225,10 @@ bs_key_arg_resolve(FunctionCallInfo fcinfo, int argno)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("could not determine the data type of the key argument")));
-		key_info_cached(&c->key.key, typid);
-		c->key.ready = true;
+		key_info_cached(&c->head.key, typid);
+		c->head.key_ready = true;
 	}
-	return &c->key.key;
-}
-
-bool
-bs_memo_get(FunctionCallInfo fcinfo, uint64_t a, uint64_t b, uint64_t *x, uint64_t *y)
-{
-	bs_call_cache *c = get_cache(fcinfo);
-
-	if (!c->memo_ready || c->memo_in[0] != a || c->memo_in[1] != b)
-		return false;
-	*x = c->memo_out[0];
-	*y = c->memo_out[1];
-	return true;
+	return &c->head.key;
 }
 
 void
@@ -253,11 +236,11 @@ bs_memo_set(FunctionCallInfo fcinfo, uint64_t a, uint64_t b, uint64_t x, uint64_
 {
 	bs_call_cache *c = get_cache(fcinfo);
 
-	c->memo_in[0] = a;
-	c->memo_in[1] = b;
-	c->memo_out[0] = x;
-	c->memo_out[1] = y;
-	c->memo_ready = true;
+	c->head.memo_in[0] = a;
+	c->head.memo_in[1] = b;
+	c->head.memo_out[0] = x;
+	c->head.memo_out[1] = y;
+	c->head.memo_ready = true;
 }
 
 static void

@@ -377,7 +377,8 @@ agg_trans(FunctionCallInfo fcinfo, bool weighted)
 		if (skip)
 			PG_RETURN_POINTER(BS_VARLENA_OF(s));
 	}
-	bs_cms_view(s, &c);
+	if (PG_ARGISNULL(0))
+		bs_cms_view(s, &c);
 	add_key(fcinfo, &c, ki, 1, count);
 	PG_RETURN_POINTER(BS_VARLENA_OF(s));
 }

@@ -71,16 +71,6 @@ extern void bs_sketch_arg(FunctionCallInfo fcinfo, int argno, bs_kind kind,
 						  bs_sketch_ref *ref);
 extern void bs_sketch_release(bs_sketch_ref *ref);
 
-/*
- * Memo of one pure function of two 64-bit inputs per call site, so a per-row
- * function does not recompute what its constant parameters imply (cms_agg's
- * width and depth from epsilon and delta).
- */
-extern bool bs_memo_get(FunctionCallInfo fcinfo, uint64_t a, uint64_t b,
-						uint64_t *x, uint64_t *y);
-extern void bs_memo_set(FunctionCallInfo fcinfo, uint64_t a, uint64_t b,
-						uint64_t x, uint64_t y);
-
 /* Count-Min width and depth of an aggregate's epsilon and delta arguments (cms.c). */
 extern void bs_cms_dims_arg(FunctionCallInfo fcinfo, int first, const char *caller,
 							uint64_t *width, uint64_t *depth);
@@ -103,14 +93,20 @@ struct bs_key_info
 };
 
 /*
- * What every function's fn_extra starts with (call_cache.c): the key of its
- * value argument, once resolved.
+ * What every function's fn_extra starts with (call_cache.c), read inline on
+ * every row: the key of its value argument, once resolved, and a memo of one
+ * pure function of two 64-bit inputs, so that a per-row function does not
+ * recompute what its constant parameters imply (cms_agg's width and depth
+ * from epsilon and delta).
  */
-typedef struct bs_call_key
+typedef struct bs_call_head
 {
-	bool		ready;
+	bool		key_ready;
+	bool		memo_ready;
 	bs_key_info key;
-} bs_call_key;
+	uint64_t	memo_in[2];
+	uint64_t	memo_out[2];
+} bs_call_head;
 
 extern const bs_key_info *bs_key_arg_resolve(FunctionCallInfo fcinfo, int argno);
 
@@ -122,12 +118,28 @@ extern const bs_key_info *bs_key_arg_resolve(FunctionCallInfo fcinfo, int argno)
 static inline const bs_key_info *
 bs_key_arg(FunctionCallInfo fcinfo, int argno)
 {
-	bs_call_key *c = (bs_call_key *) fcinfo->flinfo->fn_extra;
+	bs_call_head *c = (bs_call_head *) fcinfo->flinfo->fn_extra;
 
-	if (likely(c != NULL && c->ready))
+	if (likely(c != NULL && c->key_ready))
 		return &c->key;
 	return bs_key_arg_resolve(fcinfo, argno);
 }
+
+/* The memo's outputs for inputs (a, b), if it holds them. */
+static inline bool
+bs_memo_get(FunctionCallInfo fcinfo, uint64_t a, uint64_t b, uint64_t *x, uint64_t *y)
+{
+	bs_call_head *c = (bs_call_head *) fcinfo->flinfo->fn_extra;
+
+	if (c == NULL || !c->memo_ready || c->memo_in[0] != a || c->memo_in[1] != b)
+		return false;
+	*x = c->memo_out[0];
+	*y = c->memo_out[1];
+	return true;
+}
+
+extern void bs_memo_set(FunctionCallInfo fcinfo, uint64_t a, uint64_t b,
+						uint64_t x, uint64_t y);
 
 /* Fill ki for a key of SQL type typid (a domain counts as its base type). */
 extern void bs_key_info_init(bs_key_info *ki, Oid typid);

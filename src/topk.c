@@ -80,14 +80,11 @@ add_value(FunctionCallInfo fcinfo, uint8_t *s, const bs_key_info *ki, int key_ar
 {
 	bs_key_bytes kb;
 	size_t		len = data_len(s);
-	uint64_t	seed = 0;
+	uint64_t	seed = bs_load64(s + 8);	/* the header's seed (bs_cms_view) */
 	bs_error	err;
 	bs_status	st;
 	uint8_t    *r;
-	bs_topk		t;
 
-	bs_topk_view(s, len, &t);
-	seed = t.cms.seed;
 	bs_key_canonical(ki, PG_GETARG_DATUM(key_arg), &kb);
 	r = bs_topk_add(s, &len, bs_hash_bytes(kb.data, kb.len, seed), kb.data,
 					(uint32_t) kb.len, ki->family, count, &bs_palloc_allocator, &err, &st);

@@ -101,18 +101,6 @@ bs_cms_init(uint8_t *buf, uint64_t width, uint32_t depth, uint8_t family,
 	memset(buf + BS_HEADER_SIZE, 0, width * depth * 8);
 }
 
-void
-bs_cms_view(uint8_t *buf, bs_cms *c)
-{
-	c->family = buf[BS_OFF_FAMILY];
-	c->seed = bs_load64(buf + 8);
-	c->width = bs_load64(buf + BS_OFF_P1);
-	c->depth = bs_load32(buf + BS_OFF_P2);
-	c->total = bs_load64(buf + BS_OFF_N);
-	c->buf = buf;
-	c->counters = buf + BS_HEADER_SIZE;
-}
-
 double
 bs_cms_epsilon(uint64_t width)
 {
@@ -136,8 +124,9 @@ check_total(uint64_t a, uint64_t b, bs_error *err)
 }
 
 bs_status
-bs_cms_add(bs_cms *c, uint64_t h, uint64_t count, bs_error *err)
+bs_cms_add_estimate(bs_cms *c, uint64_t h, uint64_t count, uint64_t *est, bs_error *err)
 {
+	uint64_t	best = UINT64_MAX;
 	uint32_t	row;
 
 	if (check_total(c->total, count, err) != BS_OK)
@@ -145,12 +134,24 @@ bs_cms_add(bs_cms *c, uint64_t h, uint64_t count, bs_error *err)
 	for (row = 0; row < c->depth; row++)
 	{
 		uint8_t    *p = counter(c, row, bs_probe(h, row, c->width));
+		uint64_t	v = bs_load64(p) + count;
 
-		bs_store64(p, bs_load64(p) + count);
+		bs_store64(p, v);
+		if (v < best)
+			best = v;
 	}
 	c->total += count;
 	bs_store64(c->buf + BS_OFF_N, c->total);
+	*est = best;
 	return BS_OK;
+}
+
+bs_status
+bs_cms_add(bs_cms *c, uint64_t h, uint64_t count, bs_error *err)
+{
+	uint64_t	est;
+
+	return bs_cms_add_estimate(c, h, count, &est, err);
 }
 
 uint64_t

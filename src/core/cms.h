@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "endian.h"
 #include "format.h"
 #include "hash.h"
 
@@ -45,7 +46,19 @@ bs_status	bs_cms_size(uint64_t width, uint32_t depth, uint64_t *total,
 						bs_error *err);
 void		bs_cms_init(uint8_t *buf, uint64_t width, uint32_t depth,
 						uint8_t family, uint64_t seed);
-void		bs_cms_view(uint8_t *buf, bs_cms *c);
+
+/* Read the header of a validated sketch (inline: aggregates call it per row). */
+static inline void
+bs_cms_view(uint8_t *buf, bs_cms *c)
+{
+	c->family = buf[BS_OFF_FAMILY];
+	c->seed = bs_load64(buf + 8);
+	c->width = bs_load64(buf + BS_OFF_P1);
+	c->depth = bs_load32(buf + BS_OFF_P2);
+	c->total = bs_load64(buf + BS_OFF_N);
+	c->buf = buf;
+	c->counters = buf + BS_HEADER_SIZE;
+}
 
 /* The guarantees the shape gives: eps = e / width, delta = e^-depth. */
 double		bs_cms_epsilon(uint64_t width);
@@ -53,6 +66,10 @@ double		bs_cms_delta(uint32_t depth);
 
 /* Add count to key h; BS_ERR_LIMIT (nothing changed) if the total would pass INT64_MAX. */
 bs_status	bs_cms_add(bs_cms *c, uint64_t h, uint64_t count, bs_error *err);
+
+/* bs_cms_add, and *est = bs_cms_frequency(c, h) after it, in one pass over the rows. */
+bs_status	bs_cms_add_estimate(bs_cms *c, uint64_t h, uint64_t count, uint64_t *est,
+								bs_error *err);
 
 /* Estimated count of key h: the minimum over the rows. */
 uint64_t	bs_cms_frequency(const bs_cms *c, uint64_t h);

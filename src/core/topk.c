@@ -172,9 +172,8 @@ bs_topk_add(uint8_t *buf, size_t *len, uint64_t h, const uint8_t *key,
 	if (count == 0)
 		return buf;				/* nothing counted, nothing to track */
 	bs_topk_view(buf, *len, &t);
-	if ((*status = bs_cms_add(&t.cms, h, count, err)) != BS_OK)
+	if ((*status = bs_cms_add_estimate(&t.cms, h, count, &est, err)) != BS_OK)
 		return NULL;
-	est = bs_cms_frequency(&t.cms, h);
 
 	for (i = 0; i < t.ncand; i++)
 	{

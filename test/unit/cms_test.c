@@ -732,6 +732,35 @@ test_overflow(void)
 	sk_free(&s);
 	sk_free(&before);
 
+	{
+		uint64_t	est = 7,
+					keys[300];
+		int			bad = 0;
+		uint64_t	i;
+		unit_rng	r = {77};
+
+		for (i = 0; i < 300; i++)
+			keys[i] = unit_next(&r);
+
+		sk_new(&s, 50, 3, BS_FAMILY_INTEGER, 0);
+		for (i = 0; i < 2000; i++)
+		{
+			uint64_t	h = keys[i % 300];
+
+			if (bs_cms_add_estimate(&s.c, h, 1 + i % 5, &est, &err) != BS_OK ||
+				est != bs_cms_frequency(&s.c, h))
+				bad++;
+		}
+		sk_copy(&before, &s);
+		est = 7;
+		st = bs_cms_add_estimate(&s.c, 1, I64MAX, &est, &err);
+		CHECK(bad == 0 && st == BS_ERR_LIMIT && est == 7 && memcmp(s.buf, before.buf, s.len) == 0,
+			  "bs_cms_add_estimate gives bs_cms_frequency after the add (%d of 2000 differ), and at the total limit fails changing nothing",
+			  bad);
+		sk_free(&s);
+		sk_free(&before);
+	}
+
 	sk_new(&s, 50, 3, BS_FAMILY_INTEGER, 0);
 	st = bs_cms_add(&s.c, 1, I64MAX + 1, &err);
 	CHECK(st == BS_ERR_LIMIT && s.c.total == 0 && bs_cms_frequency(&s.c, 1) == 0,

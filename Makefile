@@ -42,6 +42,12 @@ UNIT_TESTS = $(patsubst %.c,%,$(wildcard test/unit/*_test.c))
 test/unit/%_test: test/unit/%_test.c test/unit/unit.h $(CORE_SRCS) $(wildcard src/core/*.h)
 	$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $< $(CORE_SRCS) -lm
 
+# The install and upgrade scripts are generated from sql/src (sql/src/generate.py) and
+# committed, so building needs no generator; after editing sql/src, run `make sql-scripts`.
+.PHONY: sql-scripts
+sql-scripts:
+	python3 sql/src/generate.py
+
 .PHONY: unittest
 unittest: $(UNIT_TESTS)
 	@bash test/unit/run.sh $(UNIT_TESTS)

@@ -30,6 +30,7 @@ set -uo pipefail # no -e: a failing stage is recorded, the others still run when
 # name      kind   needs (comma-separated)  function
 BS_STAGES=(
 	"deps       setup  -                  stage_deps"
+	"generated  step   deps               stage_generated"
 	"build      step   deps               stage_build"
 	"install    setup  build              stage_install"
 	"unit       suite  deps               stage_unit"
@@ -60,6 +61,12 @@ bs_time_left() {
 
 stage_deps() {
 	bs_install_deps
+}
+
+# The install and upgrade scripts are generated from sql/src and committed: regenerating them
+# must change nothing (released scripts keep their bytes).
+stage_generated() {
+	bs_run "$BS_STAGE_LOG" "$(bs_time_left)" python3 "$BS_ROOT/sql/src/generate.py" --check
 }
 
 stage_build() {

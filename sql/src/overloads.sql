@@ -1,0 +1,84 @@
+-- The concrete overloads of each aggregate for one key type @T@ (sql/src/generate.py).
+-- `-- @template NAME VERSION`: VERSION is the extension version that added the aggregate.
+
+-- @template bloom_agg 1.0
+CREATE AGGREGATE bloom_agg(@T@) (
+  SFUNC = bloom_agg_trans, STYPE = bloom_agg_state, SSPACE = 256,
+  COMBINEFUNC = bloom_agg_combine, FINALFUNC = bloom_agg_final, FINALFUNC_MODIFY = READ_ONLY,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE bloom_agg(@T@) IS 'Bloom filter of the group''s values at a 1% false-positive rate, sized for the distinct count seen';
+CREATE AGGREGATE bloom_agg(@T@, double precision) (
+  SFUNC = bloom_agg_trans, STYPE = bloom_agg_state, SSPACE = 256,
+  COMBINEFUNC = bloom_agg_combine, FINALFUNC = bloom_agg_final, FINALFUNC_MODIFY = READ_ONLY,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE bloom_agg(@T@, double precision) IS 'Bloom filter of the group''s values at false-positive rate fpr, sized for the distinct count seen';
+CREATE AGGREGATE bloom_agg(@T@, bigint, double precision) (
+  SFUNC = bloom_agg_trans, STYPE = bloom_agg_state, SSPACE = 8192,
+  COMBINEFUNC = bloom_agg_combine, FINALFUNC = bloom_agg_final, FINALFUNC_MODIFY = READ_ONLY,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE bloom_agg(@T@, bigint, double precision) IS 'Bloom filter of the group''s values with the shape of bloom_empty(capacity, fpr)';
+-- @end
+
+-- @template cms_agg 1.0
+CREATE AGGREGATE cms_agg(@T@) (
+  SFUNC = cms_agg_trans, STYPE = cms, SSPACE = 108808, COMBINEFUNC = cms_union_trans,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE cms_agg(@T@) IS 'Count-Min sketch: count of each value of the group (epsilon 0.001, delta 0.01)';
+CREATE AGGREGATE cms_agg(@T@, double precision, double precision) (
+  SFUNC = cms_agg_trans, STYPE = cms, SSPACE = 108808, COMBINEFUNC = cms_union_trans,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE cms_agg(@T@, double precision, double precision) IS 'Count-Min sketch: count of each value of the group, with error epsilon N at probability 1 - delta';
+CREATE AGGREGATE cms_agg_weighted(@T@, bigint) (
+  SFUNC = cms_agg_weighted_trans, STYPE = cms, SSPACE = 108808, COMBINEFUNC = cms_union_trans,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE cms_agg_weighted(@T@, bigint) IS 'Count-Min sketch: sum of the non-negative weights of each value of the group (epsilon 0.001, delta 0.01)';
+CREATE AGGREGATE cms_agg_weighted(@T@, bigint, double precision, double precision) (
+  SFUNC = cms_agg_weighted_trans, STYPE = cms, SSPACE = 108808, COMBINEFUNC = cms_union_trans,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE cms_agg_weighted(@T@, bigint, double precision, double precision) IS 'Count-Min sketch: sum of the non-negative weights of each value of the group, with error epsilon N at probability 1 - delta';
+-- @end
+
+-- @template topk_agg 1.0
+CREATE AGGREGATE topk_agg(@T@, integer) (
+  SFUNC = topk_agg_trans, STYPE = topk, SSPACE = 110000, COMBINEFUNC = topk_merge_trans,
+  FINALFUNC = topk_final, FINALFUNC_MODIFY = READ_ONLY, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE topk_agg(@T@, integer) IS 'topk sketch: the k most frequent values of the group (Count-Min epsilon 0.001, delta 0.01)';
+CREATE AGGREGATE topk_agg(@T@, integer, double precision, double precision) (
+  SFUNC = topk_agg_trans, STYPE = topk, SSPACE = 110000, COMBINEFUNC = topk_merge_trans,
+  FINALFUNC = topk_final, FINALFUNC_MODIFY = READ_ONLY, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE topk_agg(@T@, integer, double precision, double precision) IS 'topk sketch: the k most frequent values of the group, with Count-Min error epsilon N at probability 1 - delta';
+-- @end
+
+-- @template cbloom_agg 1.1
+CREATE AGGREGATE cbloom_agg(@T@) (
+  SFUNC = cbloom_agg_trans, STYPE = bloom_agg_state, SSPACE = 256,
+  COMBINEFUNC = bloom_agg_combine, FINALFUNC = cbloom_agg_final, FINALFUNC_MODIFY = READ_ONLY,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE cbloom_agg(@T@) IS 'counting Bloom filter of the group''s values at a 1% false-positive rate, sized for the distinct count seen';
+CREATE AGGREGATE cbloom_agg(@T@, double precision) (
+  SFUNC = cbloom_agg_trans, STYPE = bloom_agg_state, SSPACE = 256,
+  COMBINEFUNC = bloom_agg_combine, FINALFUNC = cbloom_agg_final, FINALFUNC_MODIFY = READ_ONLY,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE cbloom_agg(@T@, double precision) IS 'counting Bloom filter of the group''s values at false-positive rate fpr, sized for the distinct count seen';
+CREATE AGGREGATE cbloom_agg(@T@, bigint, double precision) (
+  SFUNC = cbloom_agg_capacity_trans, STYPE = cbloom, SSPACE = 8192,
+  COMBINEFUNC = cbloom_union_trans, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE cbloom_agg(@T@, bigint, double precision) IS 'counting Bloom filter of the group''s values with the shape of cbloom_empty(capacity, fpr)';
+CREATE AGGREGATE cbloom_agg(@T@, bigint, double precision, integer) (
+  SFUNC = cbloom_agg_capacity_trans, STYPE = cbloom, SSPACE = 8192,
+  COMBINEFUNC = cbloom_union_trans, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE cbloom_agg(@T@, bigint, double precision, integer) IS 'counting Bloom filter of the group''s values with the shape of cbloom_empty(capacity, fpr, counter_bits)';
+-- @end

@@ -141,6 +141,12 @@ bs_memo_get(FunctionCallInfo fcinfo, uint64_t a, uint64_t b, uint64_t *x, uint64
 extern void bs_memo_set(FunctionCallInfo fcinfo, uint64_t a, uint64_t b,
 						uint64_t x, uint64_t y);
 
+/*
+ * Fill ki for the value argument argno of this call, whose type the call's
+ * expression or, for Citus, the named aggregate tells (key_arg.c).
+ */
+extern void bs_key_info_of_arg(FunctionCallInfo fcinfo, int argno, bs_key_info *ki);
+
 /* Fill ki for a key of SQL type typid (a domain counts as its base type). */
 extern void bs_key_info_init(bs_key_info *ki, Oid typid);
 

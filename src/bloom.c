@@ -15,11 +15,6 @@
 
 #define KIND BS_KIND_BLOOM
 
-PG_FUNCTION_INFO_V1(bloom_in);
-PG_FUNCTION_INFO_V1(bloom_out);
-PG_FUNCTION_INFO_V1(bloom_recv);
-PG_FUNCTION_INFO_V1(bloom_send);
-PG_FUNCTION_INFO_V1(bloom_from_bytea);
 PG_FUNCTION_INFO_V1(bloom_empty);
 PG_FUNCTION_INFO_V1(bloom_empty_bits);
 PG_FUNCTION_INFO_V1(bloom_add);
@@ -32,44 +27,15 @@ PG_FUNCTION_INFO_V1(bloom_intersection_trans);
 PG_FUNCTION_INFO_V1(bloom_cardinality);
 PG_FUNCTION_INFO_V1(bloom_fpr);
 PG_FUNCTION_INFO_V1(bloom_info);
-PG_FUNCTION_INFO_V1(bloom_eq);
-PG_FUNCTION_INFO_V1(bloom_ne);
-PG_FUNCTION_INFO_V1(bloom_hash);
 PG_FUNCTION_INFO_V1(bloom_optimal_bits);
 PG_FUNCTION_INFO_V1(bloom_optimal_hashes);
 PG_FUNCTION_INFO_V1(bloom_fpr_estimate);
 PG_FUNCTION_INFO_V1(bloom_fpr_exact);
 PG_FUNCTION_INFO_V1(bloomsketch_hash);
 
-Datum
-bloom_in(PG_FUNCTION_ARGS)
-{
-	return bs_sketch_in(PG_GETARG_CSTRING(0), KIND);
-}
-
-Datum
-bloom_out(PG_FUNCTION_ARGS)
-{
-	return bs_sketch_out(fcinfo, KIND);
-}
-
-Datum
-bloom_recv(PG_FUNCTION_ARGS)
-{
-	return bs_sketch_recv(fcinfo, KIND);
-}
-
-Datum
-bloom_send(PG_FUNCTION_ARGS)
-{
-	return bs_sketch_send(fcinfo, KIND);
-}
-
-Datum
-bloom_from_bytea(PG_FUNCTION_ARGS)
-{
-	return bs_sketch_from_bytea(fcinfo, KIND);
-}
+BS_SKETCH_IO_FUNCTIONS(bloom, KIND)
+BS_SKETCH_BYTEA_FUNCTION(bloom, KIND)
+BS_SKETCH_EQUALITY_FUNCTIONS(bloom, KIND)
 
 static int64
 arg_positive_int64(FunctionCallInfo fcinfo, int argno, const char *name)
@@ -306,25 +272,6 @@ bloom_info(PG_FUNCTION_ARGS)
 	bs_info_format_columns(&values[6], &ref, true);
 	bs_sketch_release(&ref);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
-}
-
-Datum
-bloom_eq(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_BOOL(bs_sketch_args_equal(fcinfo, KIND));
-}
-
-Datum
-bloom_ne(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_BOOL(!bs_sketch_args_equal(fcinfo, KIND));
-}
-
-/* Hash of the format bytes, for the hash opclass (DISTINCT, GROUP BY). */
-Datum
-bloom_hash(PG_FUNCTION_ARGS)
-{
-	return bs_sketch_arg_hash(fcinfo, KIND);
 }
 
 /* --- planning helpers --- */

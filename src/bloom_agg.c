@@ -22,39 +22,13 @@
 #define KIND BS_KIND_BLOOM_STATE
 #define DEFAULT_FPR 0.01
 
-PG_FUNCTION_INFO_V1(bloom_agg_state_in);
-PG_FUNCTION_INFO_V1(bloom_agg_state_out);
-PG_FUNCTION_INFO_V1(bloom_agg_state_recv);
-PG_FUNCTION_INFO_V1(bloom_agg_state_send);
 PG_FUNCTION_INFO_V1(bloom_agg_trans);
 PG_FUNCTION_INFO_V1(bloom_agg_combine);
 PG_FUNCTION_INFO_V1(bloom_agg_final);
 PG_FUNCTION_INFO_V1(cbloom_agg_trans);
 PG_FUNCTION_INFO_V1(cbloom_agg_final);
 
-Datum
-bloom_agg_state_in(PG_FUNCTION_ARGS)
-{
-	return bs_sketch_in(PG_GETARG_CSTRING(0), KIND);
-}
-
-Datum
-bloom_agg_state_out(PG_FUNCTION_ARGS)
-{
-	return bs_sketch_out(fcinfo, KIND);
-}
-
-Datum
-bloom_agg_state_recv(PG_FUNCTION_ARGS)
-{
-	return bs_sketch_recv(fcinfo, KIND);
-}
-
-Datum
-bloom_agg_state_send(PG_FUNCTION_ARGS)
-{
-	return bs_sketch_send(fcinfo, KIND);
-}
+BS_SKETCH_IO_FUNCTIONS(bloom_agg_state, KIND)
 
 /*
  * bloom_agg_trans(state, value [, fpr]) or (state, value, capacity, fpr),

@@ -17,11 +17,6 @@
 
 #define KIND BS_KIND_CBLOOM
 
-PG_FUNCTION_INFO_V1(cbloom_in);
-PG_FUNCTION_INFO_V1(cbloom_out);
-PG_FUNCTION_INFO_V1(cbloom_recv);
-PG_FUNCTION_INFO_V1(cbloom_send);
-PG_FUNCTION_INFO_V1(cbloom_from_bytea);
 PG_FUNCTION_INFO_V1(cbloom_empty);
 PG_FUNCTION_INFO_V1(cbloom_add);
 PG_FUNCTION_INFO_V1(cbloom_remove);
@@ -33,40 +28,11 @@ PG_FUNCTION_INFO_V1(cbloom_union_trans);
 PG_FUNCTION_INFO_V1(cbloom_subtract);
 PG_FUNCTION_INFO_V1(cbloom_to_bloom);
 PG_FUNCTION_INFO_V1(cbloom_info);
-PG_FUNCTION_INFO_V1(cbloom_eq);
-PG_FUNCTION_INFO_V1(cbloom_ne);
-PG_FUNCTION_INFO_V1(cbloom_hash);
 PG_FUNCTION_INFO_V1(cbloom_agg_capacity_trans);
 
-Datum
-cbloom_in(PG_FUNCTION_ARGS)
-{
-	return bs_sketch_in(PG_GETARG_CSTRING(0), KIND);
-}
-
-Datum
-cbloom_out(PG_FUNCTION_ARGS)
-{
-	return bs_sketch_out(fcinfo, KIND);
-}
-
-Datum
-cbloom_recv(PG_FUNCTION_ARGS)
-{
-	return bs_sketch_recv(fcinfo, KIND);
-}
-
-Datum
-cbloom_send(PG_FUNCTION_ARGS)
-{
-	return bs_sketch_send(fcinfo, KIND);
-}
-
-Datum
-cbloom_from_bytea(PG_FUNCTION_ARGS)
-{
-	return bs_sketch_from_bytea(fcinfo, KIND);
-}
+BS_SKETCH_IO_FUNCTIONS(cbloom, KIND)
+BS_SKETCH_BYTEA_FUNCTION(cbloom, KIND)
+BS_SKETCH_EQUALITY_FUNCTIONS(cbloom, KIND)
 
 static bytea *
 new_cbloom(uint64_t m, uint32_t k, uint32_t bits, uint8_t family)
@@ -289,24 +255,6 @@ cbloom_info(PG_FUNCTION_ARGS)
 	values[13] = Int32GetDatum((int32) c.max);
 	bs_sketch_release(&ref);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
-}
-
-Datum
-cbloom_eq(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_BOOL(bs_sketch_args_equal(fcinfo, KIND));
-}
-
-Datum
-cbloom_ne(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_BOOL(!bs_sketch_args_equal(fcinfo, KIND));
-}
-
-Datum
-cbloom_hash(PG_FUNCTION_ARGS)
-{
-	return bs_sketch_arg_hash(fcinfo, KIND);
 }
 
 /*

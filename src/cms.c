@@ -19,11 +19,6 @@
 #define DEFAULT_EPSILON 0.001
 #define DEFAULT_DELTA 0.01
 
-PG_FUNCTION_INFO_V1(cms_in);
-PG_FUNCTION_INFO_V1(cms_out);
-PG_FUNCTION_INFO_V1(cms_recv);
-PG_FUNCTION_INFO_V1(cms_send);
-PG_FUNCTION_INFO_V1(cms_from_bytea);
 PG_FUNCTION_INFO_V1(cms_empty);
 PG_FUNCTION_INFO_V1(cms_empty_dims);
 PG_FUNCTION_INFO_V1(cms_add);
@@ -34,41 +29,12 @@ PG_FUNCTION_INFO_V1(cms_union);
 PG_FUNCTION_INFO_V1(cms_union_trans);
 PG_FUNCTION_INFO_V1(cms_inner_product);
 PG_FUNCTION_INFO_V1(cms_info);
-PG_FUNCTION_INFO_V1(cms_eq);
-PG_FUNCTION_INFO_V1(cms_ne);
-PG_FUNCTION_INFO_V1(cms_hash);
 PG_FUNCTION_INFO_V1(cms_agg_trans);
 PG_FUNCTION_INFO_V1(cms_agg_weighted_trans);
 
-Datum
-cms_in(PG_FUNCTION_ARGS)
-{
-	return bs_sketch_in(PG_GETARG_CSTRING(0), KIND);
-}
-
-Datum
-cms_out(PG_FUNCTION_ARGS)
-{
-	return bs_sketch_out(fcinfo, KIND);
-}
-
-Datum
-cms_recv(PG_FUNCTION_ARGS)
-{
-	return bs_sketch_recv(fcinfo, KIND);
-}
-
-Datum
-cms_send(PG_FUNCTION_ARGS)
-{
-	return bs_sketch_send(fcinfo, KIND);
-}
-
-Datum
-cms_from_bytea(PG_FUNCTION_ARGS)
-{
-	return bs_sketch_from_bytea(fcinfo, KIND);
-}
+BS_SKETCH_IO_FUNCTIONS(cms, KIND)
+BS_SKETCH_BYTEA_FUNCTION(cms, KIND)
+BS_SKETCH_EQUALITY_FUNCTIONS(cms, KIND)
 
 static bytea *
 new_cms(uint64_t width, uint32_t depth, uint8_t family)
@@ -275,24 +241,6 @@ cms_info(PG_FUNCTION_ARGS)
 	bs_info_format_columns(&values[5], &ref, true);
 	bs_sketch_release(&ref);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
-}
-
-Datum
-cms_eq(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_BOOL(bs_sketch_args_equal(fcinfo, KIND));
-}
-
-Datum
-cms_ne(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_BOOL(!bs_sketch_args_equal(fcinfo, KIND));
-}
-
-Datum
-cms_hash(PG_FUNCTION_ARGS)
-{
-	return bs_sketch_arg_hash(fcinfo, KIND);
 }
 
 /*

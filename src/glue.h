@@ -195,6 +195,28 @@ extern void bs_info_format_columns(Datum *values, const bs_sketch_ref *ref, bool
 extern bool bs_sketch_args_equal(FunctionCallInfo fcinfo, bs_kind kind);
 extern Datum bs_sketch_arg_hash(FunctionCallInfo fcinfo, bs_kind kind);
 
+/*
+ * The SQL functions that every sketch type has, defined by one line in the
+ * type's file: PREFIX_in, _out, _recv and _send (the type's text and binary
+ * forms), PREFIX_from_bytea (the cast from bytea), and PREFIX_eq, _ne and
+ * _hash (byte equality and its hash operator class).  Each is the shared
+ * function above for the type's kind.
+ */
+#define BS_SKETCH_IO_FUNCTIONS(prefix, kind) \
+	BS_SKETCH_FUNCTION(prefix##_in, bs_sketch_in(PG_GETARG_CSTRING(0), kind)) \
+	BS_SKETCH_FUNCTION(prefix##_out, bs_sketch_out(fcinfo, kind)) \
+	BS_SKETCH_FUNCTION(prefix##_recv, bs_sketch_recv(fcinfo, kind)) \
+	BS_SKETCH_FUNCTION(prefix##_send, bs_sketch_send(fcinfo, kind))
+#define BS_SKETCH_BYTEA_FUNCTION(prefix, kind) \
+	BS_SKETCH_FUNCTION(prefix##_from_bytea, bs_sketch_from_bytea(fcinfo, kind))
+#define BS_SKETCH_EQUALITY_FUNCTIONS(prefix, kind) \
+	BS_SKETCH_FUNCTION(prefix##_eq, BoolGetDatum(bs_sketch_args_equal(fcinfo, kind))) \
+	BS_SKETCH_FUNCTION(prefix##_ne, BoolGetDatum(!bs_sketch_args_equal(fcinfo, kind))) \
+	BS_SKETCH_FUNCTION(prefix##_hash, bs_sketch_arg_hash(fcinfo, kind))
+#define BS_SKETCH_FUNCTION(name, result) \
+	PG_FUNCTION_INFO_V1(name); \
+	Datum name(PG_FUNCTION_ARGS) { return result; }
+
 /* --- aggregate states (sketch_io.c) --- */
 
 /*

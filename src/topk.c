@@ -16,11 +16,6 @@
 #define KIND BS_KIND_TOPK
 #define INITIAL_KEY_BYTES 256
 
-PG_FUNCTION_INFO_V1(topk_in);
-PG_FUNCTION_INFO_V1(topk_out);
-PG_FUNCTION_INFO_V1(topk_recv);
-PG_FUNCTION_INFO_V1(topk_send);
-PG_FUNCTION_INFO_V1(topk_from_bytea);
 PG_FUNCTION_INFO_V1(topk_agg_trans);
 PG_FUNCTION_INFO_V1(topk_merge_trans);
 PG_FUNCTION_INFO_V1(topk_final);
@@ -28,35 +23,8 @@ PG_FUNCTION_INFO_V1(topk_add);
 PG_FUNCTION_INFO_V1(topk_items);
 PG_FUNCTION_INFO_V1(topk_info);
 
-Datum
-topk_in(PG_FUNCTION_ARGS)
-{
-	return bs_sketch_in(PG_GETARG_CSTRING(0), KIND);
-}
-
-Datum
-topk_out(PG_FUNCTION_ARGS)
-{
-	return bs_sketch_out(fcinfo, KIND);
-}
-
-Datum
-topk_recv(PG_FUNCTION_ARGS)
-{
-	return bs_sketch_recv(fcinfo, KIND);
-}
-
-Datum
-topk_send(PG_FUNCTION_ARGS)
-{
-	return bs_sketch_send(fcinfo, KIND);
-}
-
-Datum
-topk_from_bytea(PG_FUNCTION_ARGS)
-{
-	return bs_sketch_from_bytea(fcinfo, KIND);
-}
+BS_SKETCH_IO_FUNCTIONS(topk, KIND)
+BS_SKETCH_BYTEA_FUNCTION(topk, KIND)
 
 static size_t
 data_len(const uint8_t *data)

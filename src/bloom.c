@@ -256,11 +256,7 @@ bloom_info(PG_FUNCTION_ARGS)
 	bool		nulls[11] = {0};
 	uint64_t	x;
 
-	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "bloom_info must return a composite type");
-	tupdesc = BlessTupleDesc(tupdesc);
-
-	bs_sketch_arg(fcinfo, 0, KIND, &ref);
+	tupdesc = bs_info_begin(fcinfo, KIND, &ref);
 	bs_bloom_view(ref.data, &b);
 	x = bits_set(&b);
 	values[0] = Int64GetDatum((int64) b.m);
@@ -269,9 +265,7 @@ bloom_info(PG_FUNCTION_ARGS)
 	values[3] = Float8GetDatum((double) x / (double) b.m);
 	values[4] = Float8GetDatum(bs_bloom_cardinality(b.m, b.k, x));
 	values[5] = Float8GetDatum(bs_bloom_fpr_from_fill(b.m, b.k, x));
-	bs_info_format_columns(&values[6], &ref, true);
-	bs_sketch_release(&ref);
-	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+	PG_RETURN_DATUM(bs_info_end(tupdesc, values, nulls, 6, &ref, true));
 }
 
 /* --- planning helpers --- */

@@ -236,11 +236,7 @@ cbloom_info(PG_FUNCTION_ARGS)
 	uint64_t	zero,
 				saturated;
 
-	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "cbloom_info must return a composite type");
-	tupdesc = BlessTupleDesc(tupdesc);
-
-	bs_sketch_arg(fcinfo, 0, KIND, &ref);
+	tupdesc = bs_info_begin(fcinfo, KIND, &ref);
 	bs_cbloom_view(ref.data, &c);
 	bs_cbloom_stats(&c, &zero, &saturated);
 	values[0] = Int64GetDatum((int64) c.m);
@@ -251,10 +247,8 @@ cbloom_info(PG_FUNCTION_ARGS)
 	values[5] = Float8GetDatum((double) (c.m - zero) / (double) c.m);
 	values[6] = Float8GetDatum(bs_bloom_cardinality(c.m, c.k, c.m - zero));
 	values[7] = Float8GetDatum(bs_bloom_fpr_from_fill(c.m, c.k, c.m - zero));
-	bs_info_format_columns(&values[8], &ref, true);
 	values[13] = Int32GetDatum((int32) c.max);
-	bs_sketch_release(&ref);
-	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+	PG_RETURN_DATUM(bs_info_end(tupdesc, values, nulls, 8, &ref, true));
 }
 
 /*

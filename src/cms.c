@@ -228,19 +228,14 @@ cms_info(PG_FUNCTION_ARGS)
 	Datum		values[10];
 	bool		nulls[10] = {0};
 
-	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "cms_info must return a composite type");
-	tupdesc = BlessTupleDesc(tupdesc);
-	bs_sketch_arg(fcinfo, 0, KIND, &ref);
+	tupdesc = bs_info_begin(fcinfo, KIND, &ref);
 	bs_cms_view(ref.data, &c);
 	values[0] = Int64GetDatum((int64) c.width);
 	values[1] = Int32GetDatum((int32) c.depth);
 	values[2] = Float8GetDatum(bs_cms_epsilon(c.width));
 	values[3] = Float8GetDatum(bs_cms_delta(c.depth));
 	values[4] = Int64GetDatum((int64) c.total);
-	bs_info_format_columns(&values[5], &ref, true);
-	bs_sketch_release(&ref);
-	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+	PG_RETURN_DATUM(bs_info_end(tupdesc, values, nulls, 5, &ref, true));
 }
 
 /*

@@ -185,11 +185,16 @@ extern Datum bs_sketch_send(FunctionCallInfo fcinfo, bs_kind kind);
 extern Datum bs_sketch_from_bytea(FunctionCallInfo fcinfo, bs_kind kind);
 
 /*
- * The format columns every *_info function ends with, into values[0..]:
- * bytes (with the length word), key_family, format_version and, when
- * with_hash, hash_algorithm and seed.  Read from the header of ref.
+ * Every *_info function: bs_info_begin reads sketch argument 0 into ref and
+ * returns the descriptor of the result row; the function fills its own
+ * columns; bs_info_end adds the format columns every info row ends with, at
+ * values[first..] (bytes with the length word, key_family, format_version
+ * and, when with_hash, hash_algorithm and seed), releases ref and returns
+ * the row.
  */
-extern void bs_info_format_columns(Datum *values, const bs_sketch_ref *ref, bool with_hash);
+extern TupleDesc bs_info_begin(FunctionCallInfo fcinfo, bs_kind kind, bs_sketch_ref *ref);
+extern Datum bs_info_end(TupleDesc tupdesc, Datum *values, bool *nulls, int first,
+						 bs_sketch_ref *ref, bool with_hash);
 
 /* Byte equality of sketch arguments 0 and 1, and the hash of argument 0 (= and hash opclasses). */
 extern bool bs_sketch_args_equal(FunctionCallInfo fcinfo, bs_kind kind);

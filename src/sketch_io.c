@@ -7,6 +7,7 @@
 #include "glue.h"
 
 #include "common/hashfn.h"
+#include "funcapi.h"
 #include "libpq/pqformat.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
@@ -174,18 +175,32 @@ bs_state_arg(FunctionCallInfo fcinfo, int argno, bs_kind kind)
 	return BS_DATA(state);
 }
 
-void
-bs_info_format_columns(Datum *values, const bs_sketch_ref *ref, bool with_hash)
+TupleDesc
+bs_info_begin(FunctionCallInfo fcinfo, bs_kind kind, bs_sketch_ref *ref)
+{
+	TupleDesc	tupdesc;
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "%s_info must return a composite type", bs_kind_name(kind));
+	bs_sketch_arg(fcinfo, 0, kind, ref);
+	return BlessTupleDesc(tupdesc);
+}
+
+Datum
+bs_info_end(TupleDesc tupdesc, Datum *values, bool *nulls, int first,
+			bs_sketch_ref *ref, bool with_hash)
 {
 	bs_header	h;
 
 	bs_header_read(ref->data, &h);
-	values[0] = Int32GetDatum((int32) (ref->len + VARHDRSZ));
-	values[1] = CStringGetTextDatum(bs_family_name(h.family));
-	values[2] = Int32GetDatum((int32) h.version);
+	values[first] = Int32GetDatum((int32) (ref->len + VARHDRSZ));
+	values[first + 1] = CStringGetTextDatum(bs_family_name(h.family));
+	values[first + 2] = Int32GetDatum((int32) h.version);
 	if (with_hash)
 	{
-		values[3] = CStringGetTextDatum("xxh3_64");
-		values[4] = Int64GetDatum((int64) h.seed);
+		values[first + 3] = CStringGetTextDatum("xxh3_64");
+		values[first + 4] = Int64GetDatum((int64) h.seed);
 	}
+	bs_sketch_release(ref);
+	return HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls));
 }

@@ -216,10 +216,7 @@ topk_info(PG_FUNCTION_ARGS)
 	Datum		values[10];
 	bool		nulls[10] = {0};
 
-	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "topk_info must return a composite type");
-	tupdesc = BlessTupleDesc(tupdesc);
-	bs_sketch_arg(fcinfo, 0, KIND, &ref);
+	tupdesc = bs_info_begin(fcinfo, KIND, &ref);
 	bs_topk_view(ref.data, ref.len, &t);
 	values[0] = Int32GetDatum((int32) t.k);
 	values[1] = Int64GetDatum((int64) t.cms.width);
@@ -228,7 +225,5 @@ topk_info(PG_FUNCTION_ARGS)
 	values[4] = Float8GetDatum(bs_cms_delta(t.cms.depth));
 	values[5] = Int64GetDatum((int64) t.cms.total);
 	values[6] = Int32GetDatum((int32) t.ncand);
-	bs_info_format_columns(&values[7], &ref, false);
-	bs_sketch_release(&ref);
-	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+	PG_RETURN_DATUM(bs_info_end(tupdesc, values, nulls, 7, &ref, false));
 }

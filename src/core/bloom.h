@@ -102,8 +102,12 @@ double		bs_bloom_fpr_from_fill(uint64_t m, uint32_t k, uint64_t bits_set);
 /* Fold a filter of M bits onto M/f bits (f divides M): bit j goes to j/f. */
 void		bs_bloom_fold(const uint8_t *src, uint64_t M, uint64_t f, uint8_t *dst);
 
-/* Kind check called by bs_validate(). */
+/* Kind check (bs_kind_check, core/kinds.c); every check is O(1). */
 bs_status	bs_bloom_check(const bs_header *h, const uint8_t *payload,
-						   uint64_t plen, const char *what, bs_error *err);
+						   uint64_t plen, bool deep, bs_error *err);
+
+/* The same check of a filter inside another kind, named what in messages. */
+bs_status	bs_bloom_check_named(const bs_header *h, const uint8_t *payload,
+								 uint64_t plen, const char *what, bs_error *err);
 
 #endif

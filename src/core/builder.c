@@ -797,7 +797,7 @@ bs_builder_check(const bs_header *h, const uint8_t *payload, uint64_t plen,
 		bh.p3 = 0;
 		bh.n = 0;
 		bh.x = 0;
-		return bs_bloom_check(&bh, payload, plen, "dense bloom_agg_state", err);
+		return bs_bloom_check_named(&bh, payload, plen, "dense bloom_agg_state", err);
 	}
 	else
 	{

@@ -162,7 +162,7 @@ void		bs_builder_finish_counting(const uint8_t *state, uint64_t m, uint32_t k,
 uint32_t	bs_builder_dense_hashes(double fpr);
 uint64_t	bs_builder_dense_bits(double fpr, uint32_t k);
 
-/* Kind check called by bs_validate(). */
+/* Kind check (bs_kind_check, core/kinds.c). */
 bs_status	bs_builder_check(const bs_header *h, const uint8_t *payload,
 							 uint64_t plen, bool deep, bs_error *err);
 

@@ -141,8 +141,8 @@ void		bs_cbloom_stats(const bs_cbloom *c, uint64_t *zero, uint64_t *saturated);
  */
 void		bs_cbloom_to_bloom(const bs_cbloom *c, uint8_t *out);
 
-/* Kind check called by bs_validate(). */
+/* Kind check (bs_kind_check, core/kinds.c); every check is O(1). */
 bs_status	bs_cbloom_check(const bs_header *h, const uint8_t *payload,
-							uint64_t plen, bs_error *err);
+							uint64_t plen, bool deep, bs_error *err);
 
 #endif

@@ -81,7 +81,7 @@ bs_status	bs_cms_merge(bs_cms *dst, const bs_cms *src, bs_error *err);
 bs_status	bs_cms_inner_product(const bs_cms *a, const bs_cms *b,
 								 unsigned __int128 *out, bs_error *err);
 
-/* Kind check called by bs_validate(). */
+/* Kind check (bs_kind_check, core/kinds.c). */
 bs_status	bs_cms_check(const bs_header *h, const uint8_t *payload,
 						 uint64_t plen, bool deep, bs_error *err);
 

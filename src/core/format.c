@@ -3,31 +3,15 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "bloom.h"
-#include "builder.h"
-#include "cbloom.h"
-#include "cms.h"
-#include "topk.h"
 #include "endian.h"
 #include "hash.h"
 
 const char *
 bs_kind_name(int kind)
 {
-	switch (kind)
-	{
-		case BS_KIND_BLOOM:
-			return "bloom";
-		case BS_KIND_BLOOM_STATE:
-			return "bloom_agg_state";
-		case BS_KIND_CMS:
-			return "cms";
-		case BS_KIND_TOPK:
-			return "topk";
-		case BS_KIND_CBLOOM:
-			return "cbloom";
-	}
-	return "unknown";
+	const bs_kind_def *d = bs_kind_def_of(kind);
+
+	return d ? d->name : "unknown";
 }
 
 void
@@ -79,6 +63,7 @@ bs_status
 bs_validate(const uint8_t *buf, size_t len, bs_kind kind, bool deep,
 			bs_header *out, bs_error *err)
 {
+	const bs_kind_def *def = bs_kind_def_of(kind);
 	bs_header	h;
 
 	if (len < BS_HEADER_SIZE)
@@ -96,7 +81,7 @@ bs_validate(const uint8_t *buf, size_t len, bs_kind kind, bool deep,
 					   "%s value has format version %d; this version reads version %d",
 					   bs_kind_name(kind), h.version, BS_FORMAT_VERSION);
 	if (h.kind != kind)
-		return strcmp(bs_kind_name(h.kind), "unknown") == 0
+		return bs_kind_def_of(h.kind) == NULL
 			? bs_fail(err, BS_ERR_FORMAT,
 					  "value is not a %s sketch: its kind byte is %d", bs_kind_name(kind), h.kind)
 			: bs_fail(err, BS_ERR_FORMAT,
@@ -114,31 +99,10 @@ bs_validate(const uint8_t *buf, size_t len, bs_kind kind, bool deep,
 		return bs_fail(err, BS_ERR_FORMAT,
 					   "%s value is too long: %zu bytes", bs_kind_name(kind), len);
 
-	switch (kind)
-	{
-		case BS_KIND_BLOOM:
-			if (bs_bloom_check(&h, buf + BS_HEADER_SIZE, len - BS_HEADER_SIZE, "bloom value", err) != BS_OK)
-				return BS_ERR_FORMAT;
-			break;
-		case BS_KIND_BLOOM_STATE:
-			if (bs_builder_check(&h, buf + BS_HEADER_SIZE, len - BS_HEADER_SIZE, deep, err) != BS_OK)
-				return BS_ERR_FORMAT;
-			break;
-		case BS_KIND_CMS:
-			if (bs_cms_check(&h, buf + BS_HEADER_SIZE, len - BS_HEADER_SIZE, deep, err) != BS_OK)
-				return BS_ERR_FORMAT;
-			break;
-		case BS_KIND_TOPK:
-			if (bs_topk_check(&h, buf + BS_HEADER_SIZE, len - BS_HEADER_SIZE, deep, err) != BS_OK)
-				return BS_ERR_FORMAT;
-			break;
-		case BS_KIND_CBLOOM:
-			if (bs_cbloom_check(&h, buf + BS_HEADER_SIZE, len - BS_HEADER_SIZE, err) != BS_OK)
-				return BS_ERR_FORMAT;
-			break;
-		default:
-			return bs_fail(err, BS_ERR_FORMAT, "unknown sketch kind %d", kind);
-	}
+	if (def == NULL)
+		return bs_fail(err, BS_ERR_FORMAT, "unknown sketch kind %d", kind);
+	if (def->check(&h, buf + BS_HEADER_SIZE, len - BS_HEADER_SIZE, deep, err) != BS_OK)
+		return BS_ERR_FORMAT;
 	if (out)
 		*out = h;
 	return BS_OK;

@@ -79,6 +79,26 @@ typedef struct bs_header
 #define BS_OFF_N 32
 #define BS_OFF_X 40
 
+/*
+ * A sketch kind as the core knows it: its name, and the check of its payload
+ * that bs_validate runs after the checks common to all kinds (header, hash
+ * algorithm, family, length).  deep as for bs_validate.  The kinds are listed
+ * in one table, core/kinds.c, the only core file that includes every kind's
+ * header: a new kind is a row there.
+ */
+typedef bs_status (*bs_kind_check) (const bs_header *h, const uint8_t *payload,
+									uint64_t plen, bool deep, bs_error *err);
+
+typedef struct bs_kind_def
+{
+	const char *name;
+	bs_kind_check check;
+} bs_kind_def;
+
+/* The definition of kind, or NULL for a value no kind has. */
+const bs_kind_def *bs_kind_def_of(int kind);
+
+/* Its name, or "unknown". */
 const char *bs_kind_name(int kind);
 
 void		bs_header_init(bs_header *h, bs_kind kind, uint8_t family, uint64_t seed);

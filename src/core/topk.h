@@ -84,7 +84,7 @@ uint8_t    *bs_topk_merge(const uint8_t *dst, size_t dlen, const uint8_t *src,
 uint8_t    *bs_topk_compact(const uint8_t *buf, size_t len, const bs_allocator *a,
 							size_t *outlen);
 
-/* Kind check called by bs_validate(). */
+/* Kind check (bs_kind_check, core/kinds.c). */
 bs_status	bs_topk_check(const bs_header *h, const uint8_t *payload,
 						  uint64_t plen, bool deep, bs_error *err);
 

@@ -1061,6 +1061,29 @@ test_hex(void)
 	}
 }
 
+/* The kind table (core/kinds.c): every kind byte in use, and nothing else. */
+static void
+test_kinds(void)
+{
+	const char *names[] = {NULL, "bloom", "bloom_agg_state", "cms", "topk", "cbloom"};
+	int			bad = 0,
+				kind;
+
+	for (kind = 1; kind <= BS_KIND_CBLOOM; kind++)
+	{
+		const bs_kind_def *d = bs_kind_def_of(kind);
+
+		if (d == NULL || d->check == NULL || strcmp(d->name, names[kind]) != 0 ||
+			strcmp(bs_kind_name(kind), names[kind]) != 0)
+			bad++;
+	}
+	CHECK(bad == 0, "kinds 1 to 5 each have a name and a check in the table (%d do not)", bad);
+	CHECK(bs_kind_def_of(0) == NULL && bs_kind_def_of(BS_KIND_CBLOOM + 1) == NULL &&
+		  bs_kind_def_of(255) == NULL && bs_kind_def_of(-1) == NULL &&
+		  strcmp(bs_kind_name(6), "unknown") == 0,
+		  "kind bytes 0, 6, 255 and -1 have no definition and are named unknown");
+}
+
 int
 main(void)
 {
@@ -1068,6 +1091,7 @@ main(void)
 
 	make_samples();
 	test_header();
+	test_kinds();
 	test_validate_valid();
 	test_validate_rejects();
 	test_validate_rejects_cms();

@@ -1,0 +1,29 @@
+/*
+ * kinds.c: the table of sketch kinds, by the kind byte of the header
+ * (doc/format.md).  The one core file that knows every kind: format.c
+ * validates any value through this table, so adding a kind means a row here
+ * (and its own core file with its check), not a case in format.c.
+ */
+#include "format.h"
+
+#include "bloom.h"
+#include "builder.h"
+#include "cbloom.h"
+#include "cms.h"
+#include "topk.h"
+
+static const bs_kind_def kinds[] = {
+	[BS_KIND_BLOOM] = {"bloom", bs_bloom_check},
+	[BS_KIND_BLOOM_STATE] = {"bloom_agg_state", bs_builder_check},
+	[BS_KIND_CMS] = {"cms", bs_cms_check},
+	[BS_KIND_TOPK] = {"topk", bs_topk_check},
+	[BS_KIND_CBLOOM] = {"cbloom", bs_cbloom_check},
+};
+
+const bs_kind_def *
+bs_kind_def_of(int kind)
+{
+	if (kind < 0 || kind >= (int) (sizeof(kinds) / sizeof(kinds[0])) || kinds[kind].name == NULL)
+		return NULL;
+	return &kinds[kind];
+}

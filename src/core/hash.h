@@ -13,6 +13,7 @@
 #ifndef BS_HASH_H
 #define BS_HASH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -42,7 +43,26 @@ typedef enum bs_family
 
 #define BS_FAMILY_MAX BS_FAMILY_TIMESTAMPTZ
 
+/*
+ * What the core knows of a family (the table in hash.c): its name, and the
+ * length of every canonical key of the family, or 0 when keys vary in length.
+ * A new family is a value above and a row there, plus its SQL types and
+ * canonical form in src/keys.c.
+ */
+typedef struct bs_family_def
+{
+	const char *name;
+	uint32_t	key_bytes;
+} bs_family_def;
+
+/* The definition of family, or NULL for a value no family has. */
+const bs_family_def *bs_family_def_of(int family);
+
+/* Its name, or "unknown". */
 const char *bs_family_name(int family);
+
+/* Whether len bytes can be a canonical key of family (a known family). */
+bool		bs_family_key_length_fits(int family, uint64_t len);
 
 static inline uint64_t
 bs_hash_bytes(const void *data, size_t len, uint64_t seed)

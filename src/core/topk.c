@@ -132,8 +132,6 @@ regrow(const bs_topk *t, uint64_t extra, const bs_allocator *a, size_t *len)
 	return out;
 }
 
-static bool key_length_fits(uint8_t family, uint32_t len);
-
 uint8_t *
 bs_topk_add(uint8_t *buf, size_t *len, uint64_t h, const uint8_t *key,
 			uint32_t keylen, uint8_t family, uint64_t count,
@@ -155,7 +153,7 @@ bs_topk_add(uint8_t *buf, size_t *len, uint64_t h, const uint8_t *key,
 						  keylen, BS_TOPK_MAX_KEY);
 		return NULL;
 	}
-	if (family == BS_FAMILY_NONE || family > BS_FAMILY_MAX || !key_length_fits(family, keylen))
+	if (family == BS_FAMILY_NONE || family > BS_FAMILY_MAX || !bs_family_key_length_fits(family, keylen))
 	{
 		*status = bs_fail(err, BS_ERR_PARAM,
 						  "a topk key of %u bytes is not a canonical %s key", keylen,
@@ -396,25 +394,6 @@ bs_topk_merge(const uint8_t *dst, size_t dlen, const uint8_t *src, size_t slen,
 	return write_canonical(tmp, sum.counters, r, n, a, outlen);
 }
 
-/* Canonical key bytes of fixed-width families have one length (doc/hashing.md). */
-static bool
-key_length_fits(uint8_t family, uint32_t len)
-{
-	switch (family)
-	{
-		case BS_FAMILY_INTEGER:
-		case BS_FAMILY_FLOAT:
-		case BS_FAMILY_DATE:
-		case BS_FAMILY_TIMESTAMP:
-		case BS_FAMILY_TIMESTAMPTZ:
-			return len == 8;
-		case BS_FAMILY_UUID:
-			return len == 16;
-		default:
-			return true;
-	}
-}
-
 static void
 sift(uint64_t *v, size_t root, size_t n)
 {
@@ -516,7 +495,7 @@ bs_topk_check(const bs_header *h, const uint8_t *payload, uint64_t plen,
 			return bs_fail(err, BS_ERR_FORMAT,
 						   "topk value's candidates hold more key bytes than its %u bytes of keys",
 						   heap_used);
-		if (!key_length_fits(h->family, len))
+		if (!bs_family_key_length_fits(h->family, len))
 			return bs_fail(err, BS_ERR_FORMAT,
 						   "topk value's candidate %u has %u key bytes, wrong for %s keys",
 						   i, len, bs_family_name(h->family));

@@ -303,9 +303,50 @@ test_xxh3(void)
 		  "bs_family_name names integer, text, none and unknown families");
 }
 
+/* The family table (hash.c): names and canonical key lengths, as doc/hashing.md gives them. */
+static void
+test_families(void)
+{
+	const struct
+	{
+		int			family;
+		const char *name;
+		uint32_t	bytes;
+	}			want[] = {
+		{BS_FAMILY_NONE, "none", 0}, {BS_FAMILY_INTEGER, "integer", 8},
+		{BS_FAMILY_TEXT, "text", 0}, {BS_FAMILY_BYTEA, "bytea", 0},
+		{BS_FAMILY_UUID, "uuid", 16}, {BS_FAMILY_FLOAT, "float", 8},
+		{BS_FAMILY_NUMERIC, "numeric", 0}, {BS_FAMILY_DATE, "date", 8},
+		{BS_FAMILY_TIMESTAMP, "timestamp", 8}, {BS_FAMILY_TIMESTAMPTZ, "timestamptz", 8},
+	};
+	int			bad = 0;
+	size_t		i;
+
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+	{
+		const bs_family_def *d = bs_family_def_of(want[i].family);
+		uint32_t	b = want[i].bytes;
+
+		if (d == NULL || strcmp(d->name, want[i].name) != 0 || d->key_bytes != b ||
+			strcmp(bs_family_name(want[i].family), want[i].name) != 0 ||
+			!bs_family_key_length_fits(want[i].family, b ? b : 3) ||
+			(b && bs_family_key_length_fits(want[i].family, b - 1)) ||
+			(b && bs_family_key_length_fits(want[i].family, b + 1)))
+			bad++;
+	}
+	CHECK(bad == 0 && sizeof(want) / sizeof(want[0]) == BS_FAMILY_MAX + 1,
+		  "families 0 to %d: name, canonical key length, and only that length fits (%d wrong)",
+		  BS_FAMILY_MAX, bad);
+	CHECK(bs_family_def_of(BS_FAMILY_MAX + 1) == NULL && bs_family_def_of(-1) == NULL &&
+		  strcmp(bs_family_name(BS_FAMILY_MAX + 1), "unknown") == 0 &&
+		  !bs_family_key_length_fits(BS_FAMILY_MAX + 1, 8),
+		  "a family past the last has no definition, is named unknown, and fits no key");
+}
+
 int
 main(void)
 {
+	test_families();
 	test_reduce();
 	test_probes();
 	test_xxh3();

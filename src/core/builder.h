@@ -44,6 +44,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "alloc.h"
 #include "format.h"
 #include "status.h"
 
@@ -59,18 +60,6 @@
 #define BS_BUILDER_MAX_SLOTS (UINT64_C(1) << 21)
 #define BS_BUILDER_DENSE_FACTOR 16
 #define BS_FOLD_BASE (UINT64_C(1024) * 729)
-
-/*
- * Allocation is the caller's: alloc returns len zeroed bytes or does not
- * return.  release, when not NULL, takes back a buffer that alloc gave and
- * that nothing points to any more.
- */
-typedef struct bs_allocator
-{
-	uint8_t    *(*alloc) (void *ctx, size_t len);
-	void	   *ctx;
-	void		(*release) (void *ctx, uint8_t *buf);
-} bs_allocator;
 
 /* Total byte length of a (trusted) state. */
 size_t		bs_builder_size(const uint8_t *state);

@@ -28,7 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "builder.h"			/* bs_allocator */
+#include "alloc.h"
 #include "cms.h"
 #include "format.h"
 

@@ -270,12 +270,6 @@ bs_cbloom_check_compatible(const bs_cbloom *a, const bs_cbloom *b,
 	return BS_OK;
 }
 
-bs_status
-bs_cbloom_check_mergeable(const bs_cbloom *a, const bs_cbloom *b, bs_error *err)
-{
-	return bs_cbloom_check_compatible(a, b, "merge", err);
-}
-
 void
 bs_cbloom_add_counters(bs_cbloom *dst, const bs_cbloom *src)
 {

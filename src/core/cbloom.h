@@ -113,10 +113,10 @@ bs_cbloom_contains_hash(const bs_cbloom *c, uint64_t h)
  */
 uint32_t	bs_cbloom_count_hash(const bs_cbloom *c, uint64_t h);
 
-/* Merges: same m, k, counter width and seed, compatible families. */
-bs_status	bs_cbloom_check_mergeable(const bs_cbloom *a, const bs_cbloom *b,
-									  bs_error *err);
-/* The same check, the message saying what was tried ("merge", "subtract"). */
+/*
+ * Merges and subtractions: same m, k, counter width and seed, compatible
+ * families; the message says what was tried (verb: "merge", "subtract").
+ */
 bs_status	bs_cbloom_check_compatible(const bs_cbloom *a, const bs_cbloom *b,
 									   const char *verb, bs_error *err);
 /* dst += src counter-wise, saturating. */

@@ -134,7 +134,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* union with a copy of itself */
 	y = fz_dup(x, size);
 	bs_cbloom_view(y, &cy);
-	fz_check_error(bs_cbloom_check_mergeable(&cy, &cx, &err), BS_OK, &err, "merge with itself");
+	fz_check_error(bs_cbloom_check_compatible(&cy, &cx, "merge", &err), BS_OK, &err, "merge with itself");
 	bs_cbloom_add_counters(&cy, &cx);
 	for (j = 0; j < cx.m; j++)
 	{
@@ -165,9 +165,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	b = fz_dup(c, size);
 	bs_cbloom_view(a, &ca);
 	bs_cbloom_view(b, &cb);
-	fz_check_error(bs_cbloom_check_mergeable(&ca, &cc, &err), BS_OK, &err, "merge with a filter of its shape");
+	fz_check_error(bs_cbloom_check_compatible(&ca, &cc, "merge", &err), BS_OK, &err, "merge with a filter of its shape");
 	bs_cbloom_add_counters(&ca, &cc);
-	fz_check_error(bs_cbloom_check_mergeable(&cb, &cx, &err), BS_OK, &err, "merge into a filter of its shape");
+	fz_check_error(bs_cbloom_check_compatible(&cb, &cx, "merge", &err), BS_OK, &err, "merge into a filter of its shape");
 	bs_cbloom_add_counters(&cb, &cx);
 	FZ_CHECK(memcmp(a, b, size) == 0, "x + c and c + x differ");
 	fz_roundtrip(a, size, BS_KIND_CBLOOM, "merge");
@@ -204,21 +204,21 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* refusals (no bytes needed) */
 	other = cx;
 	other.m = cx.m + 1;
-	fz_check_error(bs_cbloom_check_mergeable(&other, &cx, &err), BS_ERR_SHAPE, &err, "other counter count");
+	fz_check_error(bs_cbloom_check_compatible(&other, &cx, "merge", &err), BS_ERR_SHAPE, &err, "other counter count");
 	other = cx;
 	other.k = cx.k % BS_BLOOM_MAX_HASHES + 1;
 	fz_check_error(bs_cbloom_check_compatible(&cx, &other, "subtract", &err), BS_ERR_SHAPE, &err, "other hash count");
 	other = cx;
 	other.bits = cx.bits == 4 ? 8 : 4;
-	fz_check_error(bs_cbloom_check_mergeable(&cx, &other, &err), BS_ERR_SHAPE, &err, "other counter width");
+	fz_check_error(bs_cbloom_check_compatible(&cx, &other, "merge", &err), BS_ERR_SHAPE, &err, "other counter width");
 	other = cx;
 	other.seed = cx.seed + 1;
-	fz_check_error(bs_cbloom_check_mergeable(&cx, &other, &err), BS_ERR_SHAPE, &err, "other seed");
+	fz_check_error(bs_cbloom_check_compatible(&cx, &other, "merge", &err), BS_ERR_SHAPE, &err, "other seed");
 	if (cx.family != BS_FAMILY_NONE)
 	{
 		other = cx;
 		other.family = fz_other_family(cx.family);
-		fz_check_error(bs_cbloom_check_mergeable(&cx, &other, &err), BS_ERR_FAMILY, &err, "other family");
+		fz_check_error(bs_cbloom_check_compatible(&cx, &other, "merge", &err), BS_ERR_FAMILY, &err, "other family");
 	}
 
 	fz_reset();

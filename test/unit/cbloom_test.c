@@ -963,7 +963,7 @@ test_union(void)
 		add_all(&b2, h + 2000, 3000);
 		add_all(&u, h, 3000);
 		add_all(&u, h + 2000, 3000);
-		CHECK(bs_cbloom_check_mergeable(&a, &b2, NULL) == BS_OK, "%u-bit: filters of integer and NONE keys are mergeable", bits);
+		CHECK(bs_cbloom_check_compatible(&a, &b2, "merge", NULL) == BS_OK, "%u-bit: filters of integer and NONE keys are mergeable", bits);
 		bs_cbloom_add_counters(&a, &b2);
 		CHECK(memcmp(ba, bu, cb_len(ba)) == 0 && remove_all(&a, h, 2000) == 0 && remove_all(&a, h + 2000, 1000) == 0 &&
 			  count_missing(&a, h + 2000, 3000) == 0,
@@ -973,7 +973,7 @@ test_union(void)
 		free(bu);
 	}
 
-	/* check_mergeable */
+	/* check_compatible for a merge */
 	{
 		uint8_t    *x = new_cb(1000, 7, 4, BS_FAMILY_INTEGER, 0, NULL),
 				   *y = new_cb(2000, 7, 4, BS_FAMILY_INTEGER, 0, NULL),
@@ -999,23 +999,23 @@ test_union(void)
 		bs_cbloom_view(s, &cs);
 		bs_cbloom_view(t, &ct);
 		bs_cbloom_view(o, &co);
-		st = bs_cbloom_check_mergeable(&cx, &cy, &err);
+		st = bs_cbloom_check_compatible(&cx, &cy, "merge", &err);
 		CHECK(st == BS_ERR_SHAPE && strstr(err.msg, "1000 4-bit counters with 7 hashes") && strstr(err.msg, "2000 4-bit counters with 7 hashes"),
 			  "merging 1000 and 2000 counters is BS_ERR_SHAPE naming both shapes (%s)", err.msg);
-		st = bs_cbloom_check_mergeable(&cx, &cz, &err);
+		st = bs_cbloom_check_compatible(&cx, &cz, "merge", &err);
 		CHECK(st == BS_ERR_SHAPE && strstr(err.msg, "with 7 hashes") && strstr(err.msg, "with 6 hashes"),
 			  "merging k = 7 and k = 6 is BS_ERR_SHAPE naming both (%s)", err.msg);
-		st = bs_cbloom_check_mergeable(&cx, &ce, &err);
+		st = bs_cbloom_check_compatible(&cx, &ce, "merge", &err);
 		CHECK(st == BS_ERR_SHAPE && strstr(err.msg, "4-bit") && strstr(err.msg, "8-bit"),
 			  "merging 4-bit and 8-bit counters is BS_ERR_SHAPE naming both widths (%s)", err.msg);
-		st = bs_cbloom_check_mergeable(&cx, &cs, &err);
+		st = bs_cbloom_check_compatible(&cx, &cs, "merge", &err);
 		CHECK(st == BS_ERR_SHAPE && strstr(err.msg, "seed 0") && strstr(err.msg, "seed 1"),
 			  "merging seeds 0 and 1 is BS_ERR_SHAPE naming both (%s)", err.msg);
-		st = bs_cbloom_check_mergeable(&cx, &ct, &err);
+		st = bs_cbloom_check_compatible(&cx, &ct, "merge", &err);
 		CHECK(st == BS_ERR_FAMILY && strstr(err.msg, "integer") && strstr(err.msg, "text"),
 			  "merging integer and text filters is BS_ERR_FAMILY naming both families (%s)", err.msg);
-		CHECK(bs_cbloom_check_mergeable(&co, &ct, &err) == BS_OK && bs_cbloom_check_mergeable(&ct, &co, &err) == BS_OK &&
-			  bs_cbloom_check_mergeable(&cx, &cx, &err) == BS_OK,
+		CHECK(bs_cbloom_check_compatible(&co, &ct, "merge", &err) == BS_OK && bs_cbloom_check_compatible(&ct, &co, "merge", &err) == BS_OK &&
+			  bs_cbloom_check_compatible(&cx, &cx, "merge", &err) == BS_OK,
 			  "NONE merges with text both ways; a filter merges with itself");
 		bs_cbloom_add_counters(&ct, &co);
 		CHECK(t[BS_OFF_FAMILY] == BS_FAMILY_TEXT && ct.family == BS_FAMILY_TEXT,
@@ -1323,7 +1323,7 @@ exercise(uint8_t *buf, size_t len, unit_rng *r, cfuzz *fs)
 	/* union with itself */
 	memcpy(copy, buf, len);
 	bs_cbloom_view(copy, &d);
-	if (bs_cbloom_check_mergeable(&d, &c, NULL) != BS_OK)
+	if (bs_cbloom_check_compatible(&d, &c, "merge", NULL) != BS_OK)
 		fs->bad_use++;
 	bs_cbloom_add_counters(&d, &c);
 	for (j = 0; j < c.m; j++)

@@ -42,17 +42,17 @@ FROM (VALUES (2), (10), (96), (959), (9586), (1000000)) a(m),
 WHERE k * n < 700 * m;  -- float8 exp() would underflow past that
 -- Edge values: no keys, 1 bit.
 SELECT bloom_fpr_estimate(100, 0, 3) AS no_keys, round(bloom_fpr_estimate(1, 1, 1)::numeric, 6) AS one_bit;
--- Table 3 of seed 004 (Fan et al., "Summary Cache"): false-positive rates for
+-- Table 3 of Fan et al. 2000, "Summary Cache" (doc/references.md): false-positive rates for
 -- m/n and k, reproduced to 3 significant digits (m = 1000 m/n, n = 1000).
-SELECT m_n, k, seed_table,
+SELECT m_n, k, table3,
        round(e::numeric, 2 - floor(log(e::numeric))::integer) AS estimate_3_digits,
-       round(e::numeric, 2 - floor(log(e::numeric))::integer) = seed_table AS matches
+       round(e::numeric, 2 - floor(log(e::numeric))::integer) = table3 AS matches
 FROM (VALUES (2, 1, 0.393), (3, 2, 0.237), (4, 3, 0.147), (6, 4, 0.0561), (8, 3, 0.0306),
              (10, 4, 0.0118), (10, 5, 0.00943), (12, 1, 0.08), (15, 8, 0.000852), (16, 8, 0.000574),
-             (20, 7, 0.000196), (22, 8, 0.0000746), (32, 4, 0.000191), (32, 8, 0.00000573)) t(m_n, k, seed_table),
+             (20, 7, 0.000196), (22, 8, 0.0000746), (32, 4, 0.000191), (32, 8, 0.00000573)) t(m_n, k, table3),
      LATERAL (SELECT bloom_fpr_estimate(m_n * 1000, 1000, k) AS e) s
 ORDER BY m_n, k;
--- At the optimal k the rate is about 0.6185^(m/n) (seed 004).
+-- At the optimal k the rate is about 0.6185^(m/n) (Fan et al. 2000).
 SELECT m_n, abs(bloom_fpr_estimate(m_n * 1000, 1000, bloom_optimal_hashes(m_n * 1000, 1000)) / 0.6185 ^ m_n - 1) < 0.1
        AS near_0_6185_pow
 FROM (VALUES (8), (10), (16), (24), (32)) v(m_n) ORDER BY m_n;

@@ -1,6 +1,6 @@
 --
--- cms_basic: the Count-Min sketch type cms (seed 002, Cormode and
--- Muthukrishnan): shapes from epsilon and delta, cms_add, cms_frequency and
+-- cms_basic: the Count-Min sketch type cms (Cormode and Muthukrishnan
+-- 2005): shapes from epsilon and delta, cms_add, cms_frequency and
 -- ->, key families, cms_total, cms_error_bound, cms_union and +,
 -- cms_inner_product, cms_info, = and <>, the 64-bit counters' limits, and
 -- every parameter error.  (bloom_00_setup created the extension.)

@@ -1,5 +1,6 @@
 /*
- * bloom.h: the Bloom filter (seeds 000, 002, 004).
+ * bloom.h: the Bloom filter (Bloom 1970; Fan et al. 2000; Bose et al. 2008;
+ * doc/references.md).
  *
  * Layout: header with p1 = m (bits), p2 = k (hashes), p3 = n = x = 0, then
  * ceil(m/8) bytes of bits; bit j is bit (j mod 8) of byte j/8, and the bits
@@ -37,12 +38,12 @@ bs_bloom_payload_bytes(uint64_t m)
 	return m / 8 + (m % 8 != 0);
 }
 
-/* Sizing (seed formulas): m = ceil(-n ln p / ln^2 2), k = round(m/n ln 2). */
+/* Sizing (Fan et al. 2000): m = ceil(-n ln p / ln^2 2), k = round(m/n ln 2). */
 bs_status	bs_bloom_optimal_bits(double n, double p, uint64_t *m, bs_error *err);
 bs_status	bs_bloom_optimal_hashes(uint64_t m, double n, uint32_t *k, bs_error *err);
 bs_status	bs_bloom_check_shape(uint64_t m, uint64_t k, bs_error *err);
 
-/* (1 - e^{-kn/m})^k, the seeds' approximation. */
+/* (1 - e^{-kn/m})^k, the usual approximation (Fan et al. 2000, Table 3). */
 double		bs_bloom_fpr_approx(double m, double n, double k);
 
 /* Bose et al.'s exact rate, by dynamic programming over the bit occupancy. */

@@ -1,5 +1,5 @@
 /*
- * cbloom.h: the counting Bloom filter (seeds 000, 003 and 004: Fan et al.).
+ * cbloom.h: the counting Bloom filter (Fan et al. 2000, doc/references.md).
  *
  * A Bloom filter whose m positions are small counters instead of bits, so a
  * value can be removed again: adding a value increments the counters at its
@@ -7,7 +7,7 @@
  * m and k sets), removing it decrements them, and a value is present when
  * all its counters are non-zero.
  *
- * Counters are 4 bits (seed 004: overflow of a 4-bit counter is
+ * Counters are 4 bits (Fan et al. 2000: overflow of a 4-bit counter is
  * vanishingly rare at the optimal k) or 8 bits.  A counter that reaches its
  * maximum (15 or 255) is saturated: it stays there and is never decremented,
  * because its true count is unknown; so removing an added value never

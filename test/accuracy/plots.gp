@@ -45,7 +45,7 @@ set xtics 2, 1, 16
 set key outside right top
 plot for [k=1:8] f using "c":(column("k") == k ? column("measured") : NaN) with points lt k title sprintf("k = %d", k), \
      for [k=1:8] f using "c":(column("k") == k ? column("approx") : NaN) with lines lt k lw 1 notitle, \
-     f using "c":(column("table3")) with points lt 9 title "seed 004, Table 3", \
+     f using "c":(column("table3")) with points lt 9 title "Fan et al., Table 3", \
      NaN with lines lc rgb "#444444" lw 1 title "(1 - e^{-kn/m})^k"
 unset logscale y
 set format y "%g"

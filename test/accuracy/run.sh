@@ -17,7 +17,7 @@
 # except for the timings in run_info.txt and in the `seconds` columns.
 #
 # The stages, in order (ACC_STAGES picks some; the TSVs of the others stay as they are):
-#   bloom_fpr    filters of c n bits and k hashes, c = 2..16, k = 1..8 (seed 004's Table 3)
+#   bloom_fpr    filters of c n bits and k hashes, c = 2..16, k = 1..8 (Table 3 of Fan et al. 2000)
 #   bloom_small  the average over many filters of 10 and 100 keys (the exact rate of Bose et al.)
 #   bloom_auto   bloom_agg(x, p) against the target p, for n from 10 to 2 million
 #   cms          Count-Min over-estimates against eps N, skewed and uniform streams

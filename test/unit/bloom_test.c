@@ -1,6 +1,7 @@
 /*
- * bloom_test.c: the Bloom filter of src/core/bloom.c against the seeds'
- * formulas (seed 004 Table 3, seed 002 Bose et al.), and its merges and folds.
+ * bloom_test.c: the Bloom filter of src/core/bloom.c against the published
+ * formulas (Fan et al. 2000, Table 3; Bose et al. 2008; doc/references.md),
+ * and its merges and folds.
  *
  * Every hash set comes from one splitmix64 stream, whose outputs are all
  * distinct, so the "absent" probes drawn after the members are truly absent.
@@ -199,7 +200,7 @@ test_fpr_by_formula(void)
 static void
 test_fpr_table3(void)
 {
-	/* seed 004, Table 3: false-positive rate for m/n bits per value and k hashes */
+	/* Fan et al. 2000, Table 3: false-positive rate for m/n bits per value and k hashes */
 	static const struct
 	{
 		int			ratio;
@@ -291,7 +292,7 @@ test_fpr_formulas(void)
 
 	st = bs_bloom_fpr_exact(2, 1, 2, &e, &err);
 	CHECK(st == BS_OK && fabs(e - 10.0 / 16) <= 1e-12,
-		  "bs_bloom_fpr_exact(m = 2, n = 1, k = 2) = 10/16 (seed 002's example; got %.15f)", e);
+		  "bs_bloom_fpr_exact(m = 2, n = 1, k = 2) = 10/16 (Bose et al.'s example; got %.15f)", e);
 	st = bs_bloom_fpr_exact(100, 0, 3, &e, &err);
 	CHECK(st == BS_OK && e == 0, "bs_bloom_fpr_exact with n = 0 is 0 (got %g)", e);
 	st = bs_bloom_fpr_exact(1, 5, 3, &e, &err);

@@ -1,10 +1,11 @@
 /*
- * cms_test.c: the Count-Min sketch of src/core/cms.c against seed 002
- * (Cormode and Muthukrishnan): width = ceil(e/eps), depth = ceil(ln 1/delta);
- * a point query is the minimum over the rows, never below the true count f*,
- * and at most f* + eps N with probability 1 - delta.  Also its merges (exact:
- * the sum of the sketches of the parts is the sketch of the whole), the
- * 64-bit overflow checks, the inner product and bs_cms_check.
+ * cms_test.c: the Count-Min sketch of src/core/cms.c against Cormode and
+ * Muthukrishnan 2005 (doc/references.md): width = ceil(e/eps),
+ * depth = ceil(ln 1/delta); a point query is the minimum over the rows, never
+ * below the true count f*, and at most f* + eps N with probability
+ * 1 - delta.  Also its merges (exact: the sum of the sketches of the parts
+ * is the sketch of the whole), the 64-bit overflow checks, the inner product
+ * and bs_cms_check.
  *
  * Keys are 64-bit hashes from splitmix64, which never repeats within one
  * stream, so a key's true count is known exactly from its index.
@@ -442,10 +443,14 @@ test_uniform(void)
 	}
 	a = measure(&s, h, f, nkeys);
 	check_accuracy("uniform stream of 1,000,000 over 200,000 keys, eps 0.001, delta 0.01 (2719 x 5)", &s, &a, 0.01);
-	/* seed 002, (1)-(2): E[CMS[j, h_j(x)]] = f_x + sum_{y != x} f_y / b */
+	/*
+	 * The expected counter of one row, from the proof of the point-query
+	 * bound (Cormode and Muthukrishnan 2005):
+	 * E[CMS[j, h_j(x)]] = f_x + sum_{y != x} f_y / width
+	 */
 	expect = (double) (n - n / a.keys) / (double) width;
 	CHECK(fabs(a.mean_row_error / expect - 1) <= 0.03,
-		  "uniform: mean error of one row %.2f = %.4f x (N - f)/width = %.2f, the expectation of seed 002 (2) (want within 3%%)",
+		  "uniform: mean error of one row %.2f = %.4f x (N - f)/width = %.2f, the expected excess of the proof (want within 3%%)",
 		  a.mean_row_error, a.mean_row_error / expect, expect);
 	CHECK(a.mean_error < a.mean_row_error,
 		  "uniform: the minimum over 5 rows errs less on average (%.2f) than one row (%.2f)", a.mean_error, a.mean_row_error);

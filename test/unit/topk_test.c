@@ -1,6 +1,6 @@
 /*
- * topk_test.c: the heavy hitters of src/core/topk.c (seed 002: Count-Min
- * estimates plus a bounded set of candidate items, Cormode and Muthukrishnan).
+ * topk_test.c: the heavy hitters of src/core/topk.c (Count-Min estimates plus
+ * a bounded set of candidate items, after Cormode and Muthukrishnan 2005).
  *
  * A skewed stream of 1,000,000 keys drawn from a Zipf law (exponent 1.35 over
  * 100,000 items) is fed to a sketch of epsilon 0.001 and delta 0.01 (width

@@ -162,7 +162,7 @@ CREATE FUNCTION cbloom_agg_capacity_trans(cbloom, anyelement, bigint, double pre
   AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
 COMMENT ON FUNCTION cbloom_agg_capacity_trans(cbloom, anyelement, bigint, double precision, integer) IS 'transition function of cbloom_agg(value, capacity, fpr, counter_bits): adds in place';
 
--- Concrete overloads per key type, as for bloom_agg (DESIGN.md 5).
+-- Concrete overloads per key type, as for bloom_agg (doc/architecture.md, section 4).
 -- cbloom_agg(value [, fpr]) shares bloom_agg's state and combine function in
 -- its counting form; cbloom_agg(value, capacity, fpr [, counter_bits])'s
 -- state is the filter.

@@ -204,7 +204,7 @@ CREATE FUNCTION bloom_agg_final(bloom_agg_state) RETURNS bloom
   AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION bloom_agg_final(bloom_agg_state) IS 'final function of bloom_agg: the filter, sized for the distinct count seen';
 
--- Concrete overloads per key type (DESIGN.md 5): Citus distributes only
+-- Concrete overloads per key type (doc/architecture.md, section 4): Citus distributes only
 -- aggregates whose declared argument type equals the argument's type.
 -- varchar, char and name resolve to the text overload; real to double precision.
 

@@ -3,13 +3,14 @@
  * which cbloom_agg(value [, fpr]) shares in its counting form (builder.h).
  *
  * The state is a real varlena type (not internal) so that parallel workers,
- * postgres_fdw and Citus can ship it as text or binary (DESIGN.md 5).  The
- * transition function updates the state in place and returns the same
- * pointer, so PostgreSQL copies nothing per row; when the state must grow
- * (src/core/builder.h) the new one is made in the per-tuple context and
- * returned, and nodeAgg copies it into the aggregate context once.  A state
- * that outgrows the CPU caches becomes an expanded object that adds hashes in
- * sorted batches (builder_state.c) and grows inside its own memory context.
+ * postgres_fdw and Citus can ship it as text or binary (doc/architecture.md,
+ * section 4).  The transition function updates the state in place and
+ * returns the same pointer, so PostgreSQL copies nothing per row; when the
+ * state must grow (src/core/builder.h) the new one is made in the per-tuple
+ * context and returned, and nodeAgg copies it into the aggregate context
+ * once.  A state that outgrows the CPU caches becomes an expanded object that
+ * adds hashes in sorted batches (builder_state.c) and grows inside its own
+ * memory context.
  */
 #include "glue.h"
 

@@ -1,5 +1,6 @@
 /*
- * call_cache.c: per-call-site facts kept in fn_extra (DESIGN.md 6).
+ * call_cache.c: per-call-site facts kept in fn_extra (doc/architecture.md,
+ * section 5).
  *
  * A function called once per row keeps here what does not change between
  * rows: the key family of its value argument (found by key_arg.c), and the

@@ -1,5 +1,6 @@
 /*
- * keys.c: key families and canonical key bytes (DESIGN.md 3, doc/hashing.md).
+ * keys.c: key families and canonical key bytes (doc/architecture.md,
+ * section 3; doc/hashing.md).
  *
  * Equal values hash equal whatever their SQL type: 42::int2, 42::int4 and
  * 42::int8 are all the little-endian int64 42; 'a'::text, 'a'::varchar,

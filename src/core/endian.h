@@ -1,9 +1,9 @@
 /*
  * endian.h: little-endian loads and stores at any alignment.
  *
- * The binary format is little-endian whatever the machine (DESIGN.md 4), and
- * sketch payloads inside varlenas are not 8-byte aligned, so every multi-byte
- * field goes through memcpy (a single mov on x86-64).
+ * The binary format is little-endian whatever the machine (doc/architecture.md,
+ * section 2), and sketch payloads inside varlenas are not 8-byte aligned, so
+ * every multi-byte field goes through memcpy (a single mov on x86-64).
  */
 #ifndef BS_ENDIAN_H
 #define BS_ENDIAN_H

@@ -701,7 +701,7 @@ test_merge_errors(void)
 	res = bs_builder_merge(fx, fx2, &alloc, &err, &st);
 	CHECK(res == NULL && st == BS_ERR_SHAPE, "merging fixed states of capacity 100 and 200 is BS_ERR_SHAPE (%s)", err.msg);
 	CHECK(res == NULL && strstr(err.msg, "100") && strstr(err.msg, "200"),
-		  "the error for fixed states of capacity 100 and 200 names both capacities (DESIGN 5: an ERROR naming both shapes): %s", err.msg);
+		  "the error for fixed states of capacity 100 and 200 names both capacities (doc/architecture.md, section 4: an ERROR naming both shapes): %s", err.msg);
 	res = bs_builder_merge(ti, sd, &alloc, &err, &st);
 	CHECK(res == NULL && st == BS_ERR_SHAPE, "merging states of seeds 0 and 1 is BS_ERR_SHAPE (%s)", err.msg);
 	res = bs_builder_merge(ti, tt, &alloc, &err, &st);

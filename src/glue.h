@@ -51,7 +51,7 @@ extern bytea *bs_new_sketch(size_t len);
 /* Allocator for the core: zeroed varlenas in CurrentMemoryContext. */
 extern const bs_allocator bs_palloc_allocator;
 
-/* --- sketch arguments (sketch_arg.c) --- */
+/* --- sketch arguments (call_cache.c) and new sketches (sketch_io.c) --- */
 
 /* A sketch argument's bytes; release with bs_sketch_release(). */
 typedef struct bs_sketch_ref

@@ -16,9 +16,9 @@
 #
 # Adding a stage: write a function stage_NAME (return 0 on success; a suite runs its command with
 # `bs_run "$BS_STAGE_LOG" "$(bs_time_left)" CMD...` so its output is parsed) and add a row to
-# BS_STAGES.  Example for TAP tests later:
-#     "tap      suite  install,cluster  stage_tap"
-# with stage_tap running `prove` (as the unprivileged server user if it runs initdb itself).
+# BS_STAGES, as the tap stage is:
+#     "tap        suite  install            stage_tap"
+# with stage_tap running `prove` (as the unprivileged server user, since it runs initdb itself).
 #
 # Settings: BS_BUDGET (seconds for the whole run, 900), plus those of test/lib.sh.
 

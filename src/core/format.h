@@ -13,7 +13,7 @@
  *     8    8 seed
  *    16    8 p1   kind parameter (bloom: bits m; cbloom: counters m; cms: width)
  *    24    4 p2   kind parameter (bloom: hashes k; cms: depth)
- *    28    4 p3   kind flags (cbloom: counter bits)
+ *    28    4 p3   per kind (cbloom: counter bits; topk: k; bloom_agg_state: flags)
  *    32    8 n    kind counter (cms: total count N)
  *    40    8 x    kind parameter (aggregate state: target fpr as float8 bits)
  *    48      payload

@@ -1,8 +1,12 @@
 --
--- bloom_00_setup: create the extension (the other bloom_* files use it) and
--- check that every object it installs exists and is documented.
+-- bloom_00_setup: every object the extension installs exists and is
+-- documented.
 --
-CREATE EXTENSION bloomsketch;
+-- Each file creates the extension itself (quietly when another file in this
+-- database already did), so that it runs alone and in any order.
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS bloomsketch;
+RESET client_min_messages;
 
 -- The extension's members by kind.
 SELECT classid::regclass AS catalog, count(*) AS members
@@ -70,15 +74,3 @@ SELECT castsource::regtype, casttarget::regtype, castfunc::regprocedure, castcon
 FROM pg_cast
 WHERE castsource = 'bloom'::regtype OR casttarget = 'bloom'::regtype
 ORDER BY castsource::regtype::text COLLATE "C", casttarget::regtype::text COLLATE "C";
-
--- A helper for the other files: runs a statement under EXPLAIN ANALYZE (so a
--- CREATE TABLE AS creates its table) and sums a counter of its plan, such as
--- 'Workers Launched' or 'HashAgg Batches'.
-CREATE FUNCTION regress_plan_sum(q text, counter text) RETURNS bigint LANGUAGE plpgsql AS $$
-DECLARE
-  plan jsonb;
-BEGIN
-  EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT JSON) ' || q INTO plan;
-  RETURN coalesce((SELECT sum(v::text::bigint)
-                   FROM jsonb_path_query(plan, ('strict $.**."' || counter || '"')::jsonpath) v), 0);
-END $$;

@@ -8,6 +8,12 @@
 -- the design promises, so that a legitimate change of the hashing does not
 -- need a new expected file.
 --
+-- Each file creates the extension itself (quietly when another file in this
+-- database already did), so that it runs alone and in any order.
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS bloomsketch;
+RESET client_min_messages;
+
 SET max_parallel_workers_per_gather = 0;
 
 -- ---------------------------------------------------------------------------

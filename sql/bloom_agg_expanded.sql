@@ -10,6 +10,17 @@
 -- number of distinct values: the same filter, byte for byte (builder.h), and
 -- at these sizes its state stays a plain varlena (under 64 kB).
 --
+-- Each file creates the extension itself (quietly when another file in this
+-- database already did), so that it runs alone and in any order.
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS bloomsketch;
+RESET client_min_messages;
+
+-- The test helper regress_plan_sum(statement, counter), not part of the
+-- extension: sql/include/regress_plan_sum.sql.
+\getenv abs_srcdir PG_ABS_SRCDIR
+\i :abs_srcdir/sql/include/regress_plan_sum.sql
+
 SET extra_float_digits = 0;
 
 CREATE TEMP TABLE ex AS

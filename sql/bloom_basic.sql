@@ -5,6 +5,11 @@
 -- Errors are followed by "\echo SQLSTATE :SQLSTATE" so that the expected
 -- output records the SQLSTATE without the file:line of VERBOSITY verbose.
 --
+-- Each file creates the extension itself (quietly when another file in this
+-- database already did), so that it runs alone and in any order.
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS bloomsketch;
+RESET client_min_messages;
 
 -- ---------------------------------------------------------------------------
 -- Empty filters and their shapes

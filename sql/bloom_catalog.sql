@@ -10,6 +10,11 @@
 -- A second aggregate over bloom_agg_combine with bloom_agg_final then plays
 -- coord_combine_agg.
 --
+-- Each file creates the extension itself (quietly when another file in this
+-- database already did), so that it runs alone and in any order.
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS bloomsketch;
+RESET client_min_messages;
 
 -- ---------------------------------------------------------------------------
 -- Aggregates: combine function, non-internal state, PARALLEL SAFE,

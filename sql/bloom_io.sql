@@ -9,6 +9,11 @@
 -- Bad values are made from a valid one with set_byte()/overlay() on its
 -- bytea form; the text form of those bytes is '\x' || encode(b, 'hex').
 --
+-- Each file creates the extension itself (quietly when another file in this
+-- database already did), so that it runs alone and in any order.
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS bloomsketch;
+RESET client_min_messages;
 
 -- A valid filter of 20 bits (3 payload bytes) and 2 hashes, with two keys.
 -- Its bytes pin the format and the probe positions (src/core/hash.h), which

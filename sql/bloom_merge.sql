@@ -2,6 +2,11 @@
 -- bloom_merge: bloom_union / | , bloom_intersection / & , bloom_union_agg,
 -- bloom_intersection_agg, and equality (= and <>).
 --
+-- Each file creates the extension itself (quietly when another file in this
+-- database already did), so that it runs alone and in any order.
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS bloomsketch;
+RESET client_min_messages;
 
 -- Two sets of integers with the same shape: a = 1..1000, b = 501..1500.
 CREATE TEMP TABLE merge_ab AS

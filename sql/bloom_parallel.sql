@@ -7,6 +7,17 @@
 -- Parallel workers cannot read temporary tables, so the data are in regular
 -- tables (dropped at the end); results go to temporary tables.
 --
+-- Each file creates the extension itself (quietly when another file in this
+-- database already did), so that it runs alone and in any order.
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS bloomsketch;
+RESET client_min_messages;
+
+-- The test helper regress_plan_sum(statement, counter), not part of the
+-- extension: sql/include/regress_plan_sum.sql.
+\getenv abs_srcdir PG_ABS_SRCDIR
+\i :abs_srcdir/sql/include/regress_plan_sum.sql
+
 CREATE TABLE par_data AS
 SELECT x::bigint AS x, (x % 10)::integer AS g, 'v' || x AS t
 FROM generate_series(1, 300000) x;

@@ -3,6 +3,11 @@
 -- bloom_fpr_estimate, bloom_fpr_exact, and the fill-based estimates
 -- bloom_cardinality and bloom_fpr.
 --
+-- Each file creates the extension itself (quietly when another file in this
+-- database already did), so that it runs alone and in any order.
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS bloomsketch;
+RESET client_min_messages;
 
 -- ---------------------------------------------------------------------------
 -- Sizing: m = ceil(-n ln p / ln^2 2), k = round(m/n ln 2), at least 1

@@ -11,6 +11,17 @@
 -- deterministic (generate_series and Knuth's multiplicative hash of it), so
 -- every count printed here is stable.
 --
+-- Each file creates the extension itself (quietly when another file in this
+-- database already did), so that it runs alone and in any order.
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS bloomsketch;
+RESET client_min_messages;
+
+-- The test helper regress_plan_sum(statement, counter), not part of the
+-- extension: sql/include/regress_plan_sum.sql.
+\getenv abs_srcdir PG_ABS_SRCDIR
+\i :abs_srcdir/sql/include/regress_plan_sum.sql
+
 SET max_parallel_workers_per_gather = 0;
 
 -- ---------------------------------------------------------------------------

@@ -11,6 +11,12 @@
 -- All data are deterministic (generate_series, md5), so every count printed
 -- here is stable.
 --
+-- Each file creates the extension itself (quietly when another file in this
+-- database already did), so that it runs alone and in any order.
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS bloomsketch;
+RESET client_min_messages;
+
 SET max_parallel_workers_per_gather = 0;
 
 -- ---------------------------------------------------------------------------

@@ -13,6 +13,11 @@
 -- Bad values are made from a valid one with set_byte()/overlay() on its
 -- bytea form; the text form of those bytes is '\x' || encode(b, 'hex').
 --
+-- Each file creates the extension itself (quietly when another file in this
+-- database already did), so that it runs alone and in any order.
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS bloomsketch;
+RESET client_min_messages;
 
 -- ---------------------------------------------------------------------------
 -- A worked example: m = 5 counters, k = 1 hash (cbloom_empty(3, 0.5)).

@@ -9,6 +9,17 @@
 -- All data are generated deterministically (Knuth's multiplicative hash of
 -- generate_series, no random()), so every count printed here is stable.
 --
+-- Each file creates the extension itself (quietly when another file in this
+-- database already did), so that it runs alone and in any order.
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS bloomsketch;
+RESET client_min_messages;
+
+-- The test helper regress_plan_sum(statement, counter), not part of the
+-- extension: sql/include/regress_plan_sum.sql.
+\getenv abs_srcdir PG_ABS_SRCDIR
+\i :abs_srcdir/sql/include/regress_plan_sum.sql
+
 SET max_parallel_workers_per_gather = 0;
 
 -- ---------------------------------------------------------------------------
@@ -271,7 +282,7 @@ FROM (SELECT part, cms_union_agg(c) AS c
       FROM (SELECT part, g % 3 AS sub, cms_agg(x, 0.01, 0.01) AS c FROM agg_stream GROUP BY 1, 2) s
       GROUP BY part) r JOIN agg_parts p USING (part);
 -- A hash aggregate that spills to disk (7 states of 108808 bytes in 64kB of
--- work_mem) gives the same sketches (regress_plan_sum: bloom_00_setup).
+-- work_mem) gives the same sketches.
 SET work_mem = '64kB';
 SET hash_mem_multiplier = 1;
 SET enable_sort = off;

@@ -3,11 +3,16 @@
 -- 2005): shapes from epsilon and delta, cms_add, cms_frequency and
 -- ->, key families, cms_total, cms_error_bound, cms_union and +,
 -- cms_inner_product, cms_info, = and <>, the 64-bit counters' limits, and
--- every parameter error.  (bloom_00_setup created the extension.)
+-- every parameter error.
 --
 -- Errors are followed by "\echo SQLSTATE :SQLSTATE" so that the expected
 -- output records the SQLSTATE without the file:line of VERBOSITY verbose.
 --
+-- Each file creates the extension itself (quietly when another file in this
+-- database already did), so that it runs alone and in any order.
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS bloomsketch;
+RESET client_min_messages;
 
 -- ---------------------------------------------------------------------------
 -- Empty sketches and their shapes

@@ -11,6 +11,12 @@
 -- Bad values are made from a valid one with set_byte()/overlay() on its
 -- bytea form; the text form of those bytes is '\x' || encode(b, 'hex').
 --
+-- Each file creates the extension itself (quietly when another file in this
+-- database already did), so that it runs alone and in any order.
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS bloomsketch;
+RESET client_min_messages;
+
 -- A valid 4 x 2 sketch: 42 added once and 7 three times (total 4).
 CREATE TEMP TABLE io_good AS
 SELECT cms_add(cms_add(cms_empty_dims(4, 2), 42), 7, 3) AS c;

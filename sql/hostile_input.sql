@@ -40,6 +40,11 @@
 -- values (a seed or family that no longer matches the original, a key that
 -- the family's type cannot print, ...).
 --
+-- Each file creates the extension itself (quietly when another file in this
+-- database already did), so that it runs alone and in any order.
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS bloomsketch;
+RESET client_min_messages;
 
 -- Aggregates that return the states themselves, and one that combines them
 -- with bloom_agg_combine (its transition function), as a distributed engine

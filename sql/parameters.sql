@@ -15,6 +15,12 @@
 -- Each row is a call, the SQLSTATE it raised (00000 when it returned) and
 -- the message (or the result: NULL, a number, or "a value" for a sketch).
 --
+-- Each file creates the extension itself (quietly when another file in this
+-- database already did), so that it runs alone and in any order.
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS bloomsketch;
+RESET client_min_messages;
+
 CREATE FUNCTION pg_temp.try(q text, OUT state text, OUT message text, OUT detail text)
 LANGUAGE plpgsql AS $$
 DECLARE

@@ -6,6 +6,17 @@
 -- rollups.  The text, binary and bytea forms and their validation are in
 -- topk_io.
 --
+-- Each file creates the extension itself (quietly when another file in this
+-- database already did), so that it runs alone and in any order.
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS bloomsketch;
+RESET client_min_messages;
+
+-- The test helper regress_plan_sum(statement, counter), not part of the
+-- extension: sql/include/regress_plan_sum.sql.
+\getenv abs_srcdir PG_ABS_SRCDIR
+\i :abs_srcdir/sql/include/regress_plan_sum.sql
+
 -- topk_items prints values as their type prints them: fix the settings that
 -- change that.
 SET TimeZone = 'UTC';

@@ -10,6 +10,12 @@
 --   then width x depth counters of 8 bytes, 2k candidate slots of 24 bytes
 --   {hash 8, estimate 8, offset 4, length 4}, then the key bytes.
 --
+-- Each file creates the extension itself (quietly when another file in this
+-- database already did), so that it runs alone and in any order.
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS bloomsketch;
+RESET client_min_messages;
+
 SET extra_float_digits = 1;
 -- Little-endian bytes of an integer, and bytes written at a 0-based offset.
 CREATE FUNCTION pg_temp.le(v bigint, n integer) RETURNS bytea LANGUAGE sql IMMUTABLE AS $$

@@ -9,7 +9,9 @@ CORE_SRCS = $(wildcard src/core/*.c)
 GLUE_SRCS = $(wildcard src/*.c)
 OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
 
-# pg_regress: sql/NAME.sql against expected/NAME.out
+# pg_regress: sql/NAME.sql against expected/NAME.out; each file runs alone too (every one creates
+# the extension if needed), which `make installcheck-alone` checks.  sql/include/ holds files the
+# tests include with \i, not tests.
 REGRESS = $(sort $(filter-out bloomsketch--%,$(basename $(notdir $(wildcard sql/*.sql)))))
 REGRESS_OPTS = --inputdir=. --outputdir=.
 
@@ -30,6 +32,11 @@ include $(PGXS)
 # headers, and a stale object would place and look up keys differently.
 HEADERS = $(wildcard src/*.h src/core/*.h)
 $(OBJS) $(OBJS:.o=.bc): $(HEADERS)
+
+# Every regression test alone, each in a fresh database, against a running server.
+.PHONY: installcheck-alone
+installcheck-alone:
+	bash test/regress_alone.sh
 
 # --- C unit tests of the PostgreSQL-independent core ---
 UNIT_CC ?= cc

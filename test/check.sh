@@ -38,6 +38,7 @@ BS_STAGES=(
 	"fuzz       suite  deps               stage_fuzz"
 	"cluster    setup  install            stage_cluster_start"
 	"regress    suite  cluster            stage_regress"
+	"alone      suite  cluster            stage_regress_alone"
 	"docs       suite  cluster            stage_docs"
 	"client     suite  cluster            stage_client"
 	"stop       setup  cluster            stage_cluster_stop"
@@ -129,6 +130,15 @@ stage_regress() {
 			echo "==== end of $f ($(wc -l <"$f") lines) ===="
 		done
 	fi
+	return "$rc"
+}
+
+# The regression tests again, each alone in a fresh database and in reverse order
+# (test/regress_alone.sh): none may rely on what another file made.  One test per file.
+stage_regress_alone() {
+	local rc=0
+	bs_run "$BS_STAGE_LOG" "$(bs_time_left)" bash "$BS_ROOT/test/regress_alone.sh" || rc=$?
+	bs_stage_counts alone
 	return "$rc"
 }
 

@@ -497,3 +497,29 @@ DROP TABLE topk_zipf, topk_daily, topk_parts;
 RESET TimeZone;
 RESET DateStyle;
 RESET extra_float_digits;
+
+-- Equality and hashing (1.2): = and <> compare the bytes, topk_hash agrees
+-- with =, and the hash operator class lets GROUP BY, DISTINCT and hash joins
+-- use topk values.  The odd and the even numbers of 1..60 give x % 3 the same
+-- counts in another order, and no value is evicted (3 values, room for 4),
+-- so their canonical sketches are equal.
+CREATE TEMP TABLE topk_eq_parts AS
+SELECT x % 2 AS half, topk_agg(x % 3, 2) AS t FROM generate_series(1, 60) x GROUP BY x % 2;
+SELECT a.t = b.t AS halves_equal, a.t <> b.t AS halves_differ,
+       topk_hash(a.t) = topk_hash(b.t) AS hashes_equal,
+       a.t = topk_add(b.t, 1) AS one_more_equal, a.t <> topk_add(b.t, 1) AS one_more_differs
+FROM topk_eq_parts a, topk_eq_parts b WHERE a.half = 0 AND b.half = 1;
+SELECT topk_agg(x % 3, 2) = topk_agg(x % 3, 1) AS other_k_equal,
+       topk_agg(x % 3, 2) = topk_agg((x % 3)::text, 2) AS other_family_equal
+FROM generate_series(1, 30) x;
+SELECT count(*) AS sketches, count(DISTINCT topk_hash(t)) AS hashes FROM topk_eq_parts;
+SELECT count(*) AS groups FROM (SELECT t FROM topk_eq_parts GROUP BY t) g;
+SELECT count(*) AS distinct_sketches FROM (SELECT DISTINCT t FROM topk_eq_parts) d;
+SET enable_mergejoin = off;
+SET enable_nestloop = off;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM topk_eq_parts a JOIN topk_eq_parts b ON a.t = b.t;
+SELECT count(*) AS joined_pairs FROM topk_eq_parts a JOIN topk_eq_parts b ON a.t = b.t;
+RESET enable_mergejoin;
+RESET enable_nestloop;
+SELECT NULL::topk = topk_agg(1, 2) AS null_equal, topk_hash(NULL) IS NULL AS null_hash;
+DROP TABLE topk_eq_parts;

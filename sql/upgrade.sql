@@ -1,8 +1,9 @@
 --
 -- upgrade: version 1.0 as released, then ALTER EXTENSION bloomsketch UPDATE
--- to 1.1 (bloomsketch--1.0--1.1.sql adds cbloom) with sketches of every 1.0
--- type stored in tables: they read the same after the update, answer the
--- same, and mix with the new type.  Runs in its own database.
+-- to 1.1 (bloomsketch--1.0--1.1.sql adds cbloom) and to 1.2
+-- (bloomsketch--1.1--1.2.sql adds = and hashing for topk) with sketches of
+-- every 1.0 type stored in tables: they read the same after each update,
+-- answer the same, and mix with the new type.  Runs in its own database.
 --
 SELECT current_database() AS regress_db \gset
 CREATE DATABASE bloomsketch_upgrade;
@@ -30,9 +31,10 @@ SELECT day, visitors::text AS v, capped::text AS c, hits::text AS h, top::text A
 FROM daily;
 CREATE VIEW daily_view AS SELECT day, visitors @> 42 AS has42, hits -> 7 AS hits7 FROM daily;
 
-ALTER EXTENSION bloomsketch UPDATE;
+ALTER EXTENSION bloomsketch UPDATE TO '1.1';
 SELECT extversion FROM pg_extension WHERE extname = 'bloomsketch';
 ALTER EXTENSION bloomsketch UPDATE TO '1.1';
+SELECT to_regoperator('=(topk,topk)') IS NULL AS no_topk_equality_in_1_1;
 
 -- Stored values are byte-identical and answer the same.
 SELECT b.day, d.visitors::text = b.v AS visitors_same, d.capped::text = b.c AS capped_same,
@@ -54,6 +56,16 @@ SELECT day, live::bloom = capped AS bit_view_equals_stored,
 FROM daily ORDER BY day;
 UPDATE daily SET live = cbloom_remove(live, 42);
 SELECT day, live @> 42 AS has42_after_removal, cbloom_count(live, 43) AS count43 FROM daily ORDER BY day;
+
+-- 1.2: the stored topk sketches compare and group by their bytes.
+ALTER EXTENSION bloomsketch UPDATE;
+SELECT extversion FROM pg_extension WHERE extname = 'bloomsketch';
+SELECT d.day, d.top = (SELECT top FROM daily WHERE day = d.day) AS equal_to_itself,
+       d.top <> (SELECT top FROM daily WHERE day = '2026-11-01') AS differs_from_first_day,
+       d.top::text = b.t AS still_same_bytes
+FROM daily d JOIN before b USING (day) ORDER BY d.day;
+SELECT sum(n) AS days, count(*) AS groups_by_sketch
+FROM (SELECT top, count(*) AS n FROM daily GROUP BY top) g;
 
 -- Every member of the updated extension is documented.
 SELECT count(*) AS undocumented_members

@@ -25,6 +25,7 @@ PG_FUNCTION_INFO_V1(topk_info);
 
 BS_SKETCH_IO_FUNCTIONS(topk, KIND)
 BS_SKETCH_BYTEA_FUNCTION(topk, KIND)
+BS_SKETCH_EQUALITY_FUNCTIONS(topk, KIND)
 
 static size_t
 data_len(const uint8_t *data)

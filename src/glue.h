@@ -82,14 +82,20 @@ extern bytea *bs_sketch_arg_copy(FunctionCallInfo fcinfo, int argno, bs_kind kin
 
 typedef struct bs_key_info bs_key_info;
 
+typedef struct bs_key_bytes bs_key_bytes;
+
 /* Hashes one non-NULL value of the key type: XXH3-64 of its canonical bytes. */
 typedef uint64_t (*bs_key_hasher) (const bs_key_info *ki, Datum value, uint64_t seed);
+
+/* Sets the canonical key bytes of one non-NULL value of the key type. */
+typedef void (*bs_key_canonicalizer) (Datum value, bs_key_bytes *kb);
 
 struct bs_key_info
 {
 	Oid			typid;			/* base type of the argument */
 	uint8_t		family;
-	bs_key_hasher hash;			/* chosen for typid once (keys.c) */
+	bs_key_canonicalizer canonical; /* the type's row in keys.c's table */
+	bs_key_hasher hash;
 };
 
 /*
@@ -151,13 +157,13 @@ extern void bs_key_info_of_arg(FunctionCallInfo fcinfo, int argno, bs_key_info *
 extern void bs_key_info_init(bs_key_info *ki, Oid typid);
 
 /* The canonical key bytes of a non-NULL value (doc/hashing.md). */
-typedef struct bs_key_bytes
+struct bs_key_bytes
 {
 	const uint8_t *data;
 	size_t		len;
 	uint8_t		buf[8];			/* holds fixed-width forms */
 	void	   *to_free;		/* a detoasted or printed copy, or NULL */
-} bs_key_bytes;
+};
 
 extern void bs_key_canonical(const bs_key_info *ki, Datum value, bs_key_bytes *kb);
 extern void bs_key_bytes_release(bs_key_bytes *kb);

@@ -13,6 +13,7 @@
 #include <math.h>
 
 #include "catalog/pg_type.h"
+#include "lib/stringinfo.h"
 #include "mb/pg_wchar.h"
 #include "utils/builtins.h"
 #include "utils/date.h"
@@ -23,75 +24,101 @@
 
 #include "core/endian.h"
 
-static uint64_t hash_canonical(const bs_key_info *ki, Datum value, uint64_t seed);
+/* Per type: its canonical key bytes (doc/hashing.md, section 1). */
+static void canon_int2(Datum value, bs_key_bytes *kb);
+static void canon_int4(Datum value, bs_key_bytes *kb);
+static void canon_int8(Datum value, bs_key_bytes *kb);
+static void canon_varlena(Datum value, bs_key_bytes *kb);
+static void canon_bpchar(Datum value, bs_key_bytes *kb);
+static void canon_name(Datum value, bs_key_bytes *kb);
+static void canon_cstring(Datum value, bs_key_bytes *kb);
+static void canon_uuid(Datum value, bs_key_bytes *kb);
+static void canon_float4(Datum value, bs_key_bytes *kb);
+static void canon_float8(Datum value, bs_key_bytes *kb);
+static void canon_numeric(Datum value, bs_key_bytes *kb);
+static void canon_date(Datum value, bs_key_bytes *kb);
+static void canon_timestamp(Datum value, bs_key_bytes *kb);
+
 static uint64_t hash_int2(const bs_key_info *ki, Datum value, uint64_t seed);
 static uint64_t hash_int4(const bs_key_info *ki, Datum value, uint64_t seed);
 static uint64_t hash_int8(const bs_key_info *ki, Datum value, uint64_t seed);
 static uint64_t hash_text(const bs_key_info *ki, Datum value, uint64_t seed);
 
+/*
+ * The SQL types a sketch takes as keys: a new key type is a row here (and,
+ * for its aggregates, a line in sql/src/key_types).  name is how the error
+ * hint lists it (NULL: not listed, a type only literals have); hash, when
+ * set, is a hasher that reads the value in place and gives what hashing the
+ * canonical bytes gives, for the common types.
+ */
+static const struct key_type
+{
+	Oid			typid;
+	const char *name;
+	uint8_t		family;
+	bs_key_canonicalizer canonical;
+	bs_key_hasher hash;
+}			key_types[] = {
+	{INT2OID, "smallint", BS_FAMILY_INTEGER, canon_int2, hash_int2},
+	{INT4OID, "integer", BS_FAMILY_INTEGER, canon_int4, hash_int4},
+	{INT8OID, "bigint", BS_FAMILY_INTEGER, canon_int8, hash_int8},
+	{TEXTOID, "text", BS_FAMILY_TEXT, canon_varlena, hash_text},
+	{VARCHAROID, "varchar", BS_FAMILY_TEXT, canon_varlena, hash_text},
+	{BPCHAROID, "char", BS_FAMILY_TEXT, canon_bpchar, NULL},
+	{NAMEOID, "name", BS_FAMILY_TEXT, canon_name, NULL},
+	{UNKNOWNOID, NULL, BS_FAMILY_TEXT, canon_cstring, NULL},
+	{CSTRINGOID, NULL, BS_FAMILY_TEXT, canon_cstring, NULL},
+	{BYTEAOID, "bytea", BS_FAMILY_BYTEA, canon_varlena, hash_text},
+	{UUIDOID, "uuid", BS_FAMILY_UUID, canon_uuid, NULL},
+	{FLOAT4OID, "real", BS_FAMILY_FLOAT, canon_float4, NULL},
+	{FLOAT8OID, "double precision", BS_FAMILY_FLOAT, canon_float8, NULL},
+	{NUMERICOID, "numeric", BS_FAMILY_NUMERIC, canon_numeric, NULL},
+	{DATEOID, "date", BS_FAMILY_DATE, canon_date, NULL},
+	{TIMESTAMPOID, "timestamp", BS_FAMILY_TIMESTAMP, canon_timestamp, NULL},
+	{TIMESTAMPTZOID, "timestamptz", BS_FAMILY_TIMESTAMPTZ, canon_timestamp, NULL},
+};
+
+#define N_KEY_TYPES (sizeof(key_types) / sizeof(key_types[0]))
+
+/* bs_key_canonical, as a hasher: for the types without one of their own. */
+static uint64_t
+hash_canonical(const bs_key_info *ki, Datum value, uint64_t seed)
+{
+	bs_key_bytes kb;
+	uint64_t	h;
+
+	bs_key_canonical(ki, value, &kb);
+	h = bs_hash_bytes(kb.data, kb.len, seed);
+	bs_key_bytes_release(&kb);
+	return h;
+}
+
 void
 bs_key_info_init(bs_key_info *ki, Oid typid)
 {
 	Oid			base = getBaseType(typid);
+	StringInfoData names;
+	size_t		i;
 
-	ki->typid = base;
-	/* the common key types skip bs_key_canonical's dispatch per row */
-	ki->hash = hash_canonical;
-	switch (base)
-	{
-		case INT2OID:
-			ki->hash = hash_int2;
-			ki->family = BS_FAMILY_INTEGER;
-			break;
-		case INT4OID:
-			ki->hash = hash_int4;
-			ki->family = BS_FAMILY_INTEGER;
-			break;
-		case INT8OID:
-			ki->hash = hash_int8;
-			ki->family = BS_FAMILY_INTEGER;
-			break;
-		case TEXTOID:
-		case VARCHAROID:
-			ki->hash = hash_text;
-			ki->family = BS_FAMILY_TEXT;
-			break;
-		case BPCHAROID:
-		case NAMEOID:
-		case UNKNOWNOID:
-		case CSTRINGOID:
-			ki->family = BS_FAMILY_TEXT;
-			break;
-		case BYTEAOID:
-			ki->hash = hash_text;
-			ki->family = BS_FAMILY_BYTEA;
-			break;
-		case UUIDOID:
-			ki->family = BS_FAMILY_UUID;
-			break;
-		case FLOAT4OID:
-		case FLOAT8OID:
-			ki->family = BS_FAMILY_FLOAT;
-			break;
-		case NUMERICOID:
-			ki->family = BS_FAMILY_NUMERIC;
-			break;
-		case DATEOID:
-			ki->family = BS_FAMILY_DATE;
-			break;
-		case TIMESTAMPOID:
-			ki->family = BS_FAMILY_TIMESTAMP;
-			break;
-		case TIMESTAMPTZOID:
-			ki->family = BS_FAMILY_TIMESTAMPTZ;
-			break;
-		default:
-			ereport(ERROR,
-					(errcode(ERRCODE_DATATYPE_MISMATCH),
-					 errmsg("type %s is not supported as a sketch key",
-							format_type_be(typid)),
-					 errhint("Supported key types: smallint, integer, bigint, text, varchar, char, name, bytea, uuid, real, double precision, numeric, date, timestamp, timestamptz. Cast other values to one of them, for example to text.")));
-	}
+	for (i = 0; i < N_KEY_TYPES; i++)
+		if (key_types[i].typid == base)
+		{
+			ki->typid = base;
+			ki->family = key_types[i].family;
+			ki->canonical = key_types[i].canonical;
+			ki->hash = key_types[i].hash ? key_types[i].hash : hash_canonical;
+			return;
+		}
+	initStringInfo(&names);
+	for (i = 0; i < N_KEY_TYPES; i++)
+		if (key_types[i].name)
+			appendStringInfo(&names, "%s%s", names.len ? ", " : "", key_types[i].name);
+	ereport(ERROR,
+			(errcode(ERRCODE_DATATYPE_MISMATCH),
+			 errmsg("type %s is not supported as a sketch key",
+					format_type_be(typid)),
+			 errhint("Supported key types: %s. Cast other values to one of them, for example to text.",
+					 names.data)));
 }
 
 void
@@ -173,63 +200,100 @@ bytes_float(double d, bs_key_bytes *kb)
 	kb->len = 8;
 }
 
+static void
+canon_int2(Datum value, bs_key_bytes *kb)
+{
+	bytes_int64(DatumGetInt16(value), kb);
+}
+
+static void
+canon_int4(Datum value, bs_key_bytes *kb)
+{
+	bytes_int64(DatumGetInt32(value), kb);
+}
+
+static void
+canon_int8(Datum value, bs_key_bytes *kb)
+{
+	bytes_int64(DatumGetInt64(value), kb);
+}
+
+/* text, varchar, bytea: their bytes */
+static void
+canon_varlena(Datum value, bs_key_bytes *kb)
+{
+	bytes_varlena(value, false, kb);
+}
+
+/* char(n): without its trailing blanks, as char comparison ignores them */
+static void
+canon_bpchar(Datum value, bs_key_bytes *kb)
+{
+	bytes_varlena(value, true, kb);
+}
+
+static void
+canon_name(Datum value, bs_key_bytes *kb)
+{
+	const char *s = NameStr(*DatumGetName(value));
+
+	kb->data = (const uint8_t *) s;
+	kb->len = strnlen(s, NAMEDATALEN);
+}
+
+/* an untyped literal or a cstring: its text */
+static void
+canon_cstring(Datum value, bs_key_bytes *kb)
+{
+	const char *s = DatumGetCString(value);
+
+	kb->data = (const uint8_t *) s;
+	kb->len = strlen(s);
+}
+
+static void
+canon_uuid(Datum value, bs_key_bytes *kb)
+{
+	kb->data = DatumGetUUIDP(value)->data;
+	kb->len = UUID_LEN;
+}
+
+static void
+canon_float4(Datum value, bs_key_bytes *kb)
+{
+	bytes_float((double) DatumGetFloat4(value), kb);
+}
+
+static void
+canon_float8(Datum value, bs_key_bytes *kb)
+{
+	bytes_float(DatumGetFloat8(value), kb);
+}
+
+static void
+canon_numeric(Datum value, bs_key_bytes *kb)
+{
+	bytes_numeric(value, kb);
+}
+
+static void
+canon_date(Datum value, bs_key_bytes *kb)
+{
+	bytes_int64(DatumGetDateADT(value), kb);
+}
+
+/* timestamp and timestamptz (UTC): microseconds since 2000-01-01 */
+static void
+canon_timestamp(Datum value, bs_key_bytes *kb)
+{
+	bytes_int64(DatumGetTimestamp(value), kb);
+}
+
 void
 bs_key_canonical(const bs_key_info *ki, Datum value, bs_key_bytes *kb)
 {
 	kb->to_free = NULL;
-	switch (ki->family)
-	{
-		case BS_FAMILY_INTEGER:
-			if (ki->typid == INT2OID)
-				bytes_int64(DatumGetInt16(value), kb);
-			else if (ki->typid == INT4OID)
-				bytes_int64(DatumGetInt32(value), kb);
-			else
-				bytes_int64(DatumGetInt64(value), kb);
-			return;
-		case BS_FAMILY_TEXT:
-			if (ki->typid == NAMEOID)
-			{
-				const char *s = NameStr(*DatumGetName(value));
-
-				kb->data = (const uint8_t *) s;
-				kb->len = strnlen(s, NAMEDATALEN);
-			}
-			else if (ki->typid == UNKNOWNOID || ki->typid == CSTRINGOID)
-			{
-				const char *s = DatumGetCString(value);
-
-				kb->data = (const uint8_t *) s;
-				kb->len = strlen(s);
-			}
-			else
-				bytes_varlena(value, ki->typid == BPCHAROID, kb);
-			return;
-		case BS_FAMILY_BYTEA:
-			bytes_varlena(value, false, kb);
-			return;
-		case BS_FAMILY_UUID:
-			kb->data = DatumGetUUIDP(value)->data;
-			kb->len = UUID_LEN;
-			return;
-		case BS_FAMILY_FLOAT:
-			if (ki->typid == FLOAT4OID)
-				bytes_float((double) DatumGetFloat4(value), kb);
-			else
-				bytes_float(DatumGetFloat8(value), kb);
-			return;
-		case BS_FAMILY_NUMERIC:
-			bytes_numeric(value, kb);
-			return;
-		case BS_FAMILY_DATE:
-			bytes_int64(DatumGetDateADT(value), kb);
-			return;
-		case BS_FAMILY_TIMESTAMP:
-		case BS_FAMILY_TIMESTAMPTZ:
-			bytes_int64(DatumGetTimestamp(value), kb);
-			return;
-	}
-	elog(ERROR, "unexpected key family %d", ki->family);
+	ki->canonical(value, kb);
 }
 
 void
@@ -240,19 +304,7 @@ bs_key_bytes_release(bs_key_bytes *kb)
 	kb->to_free = NULL;
 }
 
-/* The hashers of bs_key_info.hash: each gives what hash_canonical gives. */
-static uint64_t
-hash_canonical(const bs_key_info *ki, Datum value, uint64_t seed)
-{
-	bs_key_bytes kb;
-	uint64_t	h;
-
-	bs_key_canonical(ki, value, &kb);
-	h = bs_hash_bytes(kb.data, kb.len, seed);
-	bs_key_bytes_release(&kb);
-	return h;
-}
-
+/* The hashers of key_types: each gives what hash_canonical gives. */
 static inline uint64_t
 hash_int64(int64 v, uint64_t seed)
 {

@@ -6,28 +6,11 @@
 void
 bs_report(bs_status st, const bs_error *err, int format_code)
 {
-	int			code;
+	const char *s = bs_status_sqlstate(st);
+	int			code = MAKE_SQLSTATE(s[0], s[1], s[2], s[3], s[4]);
 
-	switch (st)
-	{
-		case BS_ERR_PARAM:
-		case BS_ERR_SHAPE:
-		case BS_ERR_ABSENT:
-			code = ERRCODE_INVALID_PARAMETER_VALUE;
-			break;
-		case BS_ERR_LIMIT:
-			code = ERRCODE_PROGRAM_LIMIT_EXCEEDED;
-			break;
-		case BS_ERR_FORMAT:
-			code = format_code;
-			break;
-		case BS_ERR_FAMILY:
-			code = ERRCODE_DATATYPE_MISMATCH;
-			break;
-		default:
-			code = ERRCODE_INTERNAL_ERROR;
-			break;
-	}
+	if (st == BS_ERR_FORMAT && format_code != 0)
+		code = format_code;
 	ereport(ERROR,
 			(errcode(code),
 			 errmsg_internal("%s", err->msg),

@@ -23,7 +23,8 @@
 /* --- errors (errors.c) --- */
 
 /*
- * Raise the core's error as ereport(ERROR).  format_code is the SQLSTATE for
+ * Raise the core's error as ereport(ERROR) with the SQLSTATE of its status
+ * (bs_status_sqlstate), except that format_code, when not 0, is the one for
  * BS_ERR_FORMAT (22P02 for text input, 22P03 for binary input).
  */
 extern void bs_report(bs_status st, const bs_error *err, int format_code)

@@ -51,6 +51,27 @@ bs_error_hint(bs_error *err, const char *fmt,...)
 	va_end(ap);
 }
 
+const char *
+bs_status_sqlstate(bs_status st)
+{
+	switch (st)
+	{
+		case BS_ERR_PARAM:
+		case BS_ERR_SHAPE:
+		case BS_ERR_ABSENT:
+			return "22023";		/* invalid_parameter_value */
+		case BS_ERR_LIMIT:
+			return "54000";		/* program_limit_exceeded */
+		case BS_ERR_FORMAT:
+			return "XX001";		/* data_corrupted: stored bytes, not input */
+		case BS_ERR_FAMILY:
+			return "42804";		/* datatype_mismatch */
+		case BS_OK:
+			break;
+	}
+	return "XX000";				/* internal_error: reporting success is a bug */
+}
+
 bs_numtext
 bs_num(double v)
 {

@@ -16,7 +16,8 @@ typedef enum bs_status
 	BS_OK = 0,
 	BS_ERR_PARAM,				/* argument out of range (22023) */
 	BS_ERR_LIMIT,				/* size past a hard limit (54000) */
-	BS_ERR_FORMAT,				/* bytes are not a valid sketch (22P02/22P03) */
+	BS_ERR_FORMAT,				/* bytes are not a valid sketch (22P02/22P03 on
+								 * input, else XX001) */
 	BS_ERR_SHAPE,				/* two sketches cannot be merged (22023) */
 	BS_ERR_FAMILY,				/* key of another family (42804) */
 	BS_ERR_ABSENT				/* removing a value certainly not held (22023) */
@@ -36,6 +37,15 @@ void		bs_error_detail(bs_error *err, const char *fmt,...)
 			__attribute__((format(printf, 2, 3)));
 void		bs_error_hint(bs_error *err, const char *fmt,...)
 			__attribute__((format(printf, 2, 3)));
+
+/*
+ * The SQLSTATE that reports status st, as its five characters: the code
+ * noted at each error above, XX001 data_corrupted for FORMAT (the input
+ * functions report bytes from outside as 22P02 or 22P03 instead), and XX000
+ * internal_error for BS_OK or a value outside the enum.  Never 00000, which
+ * would report an error as success.
+ */
+const char *bs_status_sqlstate(bs_status st);
 
 /*
  * The shortest decimal form of a double that reads back as the same double,

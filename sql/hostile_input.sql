@@ -604,3 +604,33 @@ DROP AGGREGATE hi_state(bigint, bigint, double precision);
 DROP AGGREGATE hi_state(bigint, double precision);
 DROP AGGREGATE hi_cstate(bigint);
 DROP AGGREGATE hi_merge(bloom_agg_state);
+
+-- ---------------------------------------------------------------------------
+-- Date and timestamp keys that no value of their type has
+-- ---------------------------------------------------------------------------
+-- A topk of one bigint key with its family byte (byte 7) set to date (7),
+-- timestamp (8) or timestamptz (9) is valid: its key bytes and their hash
+-- are unchanged.  topk_items prints the key as that type, so a key outside
+-- the type's range is 22008 (datetime_field_overflow), naming the type; a
+-- date key past 32 bits used to print as the date of its low 32 bits.
+CREATE FUNCTION pg_temp.hi_key(family integer, key bigint) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  v topk := (SELECT set_byte(topk_agg(x, 1)::bytea, 7, family)::topk FROM (VALUES (key)) s(x));
+  r text;
+BEGIN
+  SELECT value INTO r FROM topk_items(v);
+  RETURN r;
+EXCEPTION WHEN others THEN
+  RETURN SQLSTATE || ': ' || SQLERRM;
+END $$;
+SELECT family, key, pg_temp.hi_key(family, key) AS printed
+FROM (VALUES (7, 0), (7, -1), (7, -2451545), (7, 2145031948), (7, -2147483648), (7, 2147483647),
+             (7, -2451546), (7, 2145031949), (7, 2147483646), (7, 2147483648), (7, 4294967296), (7, -4294967296),
+             (8, 0), (8, -211813488000000000), (8, 9223371331199999999),
+             (8, '-9223372036854775808'::bigint), (8, 9223372036854775807),
+             (8, -211813488000000001), (8, 9223371331200000000), (8, 9223372036854775806),
+             (9, '-9223372036854775808'::bigint), (9, 9223372036854775807),
+             (9, -211813488000000001), (9, 9223371331200000000), (9, 9223372036854775806)) s(family, key)
+ORDER BY family, key;
+SELECT * FROM topk_items((SELECT set_byte(topk_agg(x, 1)::bytea, 7, 7)::topk FROM (VALUES (4294967296)) s(x)));
+\echo SQLSTATE :SQLSTATE

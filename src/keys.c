@@ -351,6 +351,26 @@ hash_text(const bs_key_info *ki, Datum value, uint64_t seed)
 	return h;
 }
 
+/*
+ * A date or timestamp key of 8 canonical bytes that no value of the type has
+ * (bytes from outside: a crafted sketch).  A date is 32 bits, so such a key
+ * would otherwise print as another date; a timestamp past the end of the
+ * type would print as a year the type cannot hold.
+ */
+static void
+key_out_of_range(const char *type, const char *unit, int64 v)
+			pg_attribute_noreturn();
+
+static void
+key_out_of_range(const char *type, const char *unit, int64 v)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+			 errmsg("%s key of a sketch is out of range", type),
+			 errdetail("Its canonical bytes hold " INT64_FORMAT " %s from 2000-01-01, outside the range of type %s.",
+					   v, unit, type)));
+}
+
 /* The value behind canonical bytes, printed as its SQL type prints it. */
 char *
 bs_key_text(uint8_t family, const uint8_t *data, size_t len)
@@ -402,10 +422,16 @@ bs_key_text(uint8_t family, const uint8_t *data, size_t len)
 				return DatumGetCString(DirectFunctionCall1(float8out, Float8GetDatum(d)));
 			}
 		case BS_FAMILY_DATE:
+			if (!DATE_NOT_FINITE(i) && !IS_VALID_DATE(i))
+				key_out_of_range("date", "days", i);
 			return DatumGetCString(DirectFunctionCall1(date_out, DateADTGetDatum((DateADT) i)));
 		case BS_FAMILY_TIMESTAMP:
+			if (!TIMESTAMP_NOT_FINITE(i) && !IS_VALID_TIMESTAMP(i))
+				key_out_of_range("timestamp", "microseconds", i);
 			return DatumGetCString(DirectFunctionCall1(timestamp_out, TimestampGetDatum(i)));
 		case BS_FAMILY_TIMESTAMPTZ:
+			if (!TIMESTAMP_NOT_FINITE(i) && !IS_VALID_TIMESTAMP(i))
+				key_out_of_range("timestamptz", "microseconds", i);
 			return DatumGetCString(DirectFunctionCall1(timestamptz_out, TimestampTzGetDatum(i)));
 	}
 	return pstrdup("?");

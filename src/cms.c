@@ -198,9 +198,8 @@ cms_inner_product(PG_FUNCTION_ARGS)
 				rb;
 	bs_cms		a,
 				b;
-	unsigned __int128 ip;
-	char		digits[48];
-	int			i = sizeof(digits) - 1;
+	bs_u128		ip;
+	char		digits[BS_U128_DIGITS + 1];
 
 	bs_sketch_arg(fcinfo, 0, KIND, &ra);
 	bs_sketch_arg(fcinfo, 1, KIND, &rb);
@@ -209,13 +208,7 @@ cms_inner_product(PG_FUNCTION_ARGS)
 	BS_TRY(bs_cms_inner_product(&a, &b, &ip, BS_ERR), 0);
 	bs_sketch_release(&ra);
 	bs_sketch_release(&rb);
-	digits[i] = '\0';
-	do
-	{
-		digits[--i] = (char) ('0' + (int) (ip % 10));
-		ip /= 10;
-	} while (ip != 0);
-	PG_RETURN_DATUM(DirectFunctionCall3(numeric_in, CStringGetDatum(digits + i),
+	PG_RETURN_DATUM(DirectFunctionCall3(numeric_in, CStringGetDatum(bs_u128_text(ip, digits)),
 										ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1)));
 }
 

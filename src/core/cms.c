@@ -210,10 +210,10 @@ bs_cms_merge(bs_cms *dst, const bs_cms *src, bs_error *err)
 }
 
 bs_status
-bs_cms_inner_product(const bs_cms *a, const bs_cms *b, unsigned __int128 *out,
+bs_cms_inner_product(const bs_cms *a, const bs_cms *b, bs_u128 *out,
 					 bs_error *err)
 {
-	unsigned __int128 best = 0;
+	bs_u128		best = {0, 0};
 	uint32_t	row;
 	bs_status	st;
 
@@ -221,14 +221,14 @@ bs_cms_inner_product(const bs_cms *a, const bs_cms *b, unsigned __int128 *out,
 		return st;
 	for (row = 0; row < a->depth; row++)
 	{
-		unsigned __int128 sum = 0;
+		bs_u128		sum = {0, 0};
 		uint64_t	col;
 
 		/* Each term is at most N_a N_b < 2^126 in all: no overflow. */
 		for (col = 0; col < a->width; col++)
-			sum += (unsigned __int128) bs_load64(counter(a, row, col)) *
-				bs_load64(counter(b, row, col));
-		if (row == 0 || sum < best)
+			sum = bs_u128_muladd(sum, bs_load64(counter(a, row, col)),
+								 bs_load64(counter(b, row, col)));
+		if (row == 0 || bs_u128_less(sum, best))
 			best = sum;
 	}
 	*out = best;

@@ -24,6 +24,7 @@
 #include "endian.h"
 #include "format.h"
 #include "hash.h"
+#include "u128.h"
 
 #define BS_CMS_MAX_DEPTH 64
 #define BS_CMS_MAX_COUNT ((uint64_t) INT64_MAX)
@@ -80,7 +81,7 @@ bs_status	bs_cms_merge(bs_cms *dst, const bs_cms *src, bs_error *err);
 
 /* Estimated inner product (join size): min over rows of sum a_ij * b_ij. */
 bs_status	bs_cms_inner_product(const bs_cms *a, const bs_cms *b,
-								 unsigned __int128 *out, bs_error *err);
+								 bs_u128 *out, bs_error *err);
 
 /* Kind check (bs_kind_check, core/kinds.c). */
 bs_status	bs_cms_check(const bs_header *h, const uint8_t *payload,

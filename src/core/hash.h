@@ -20,6 +20,8 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "u128.h"				/* BS_HAVE_INT128 */
+
 /* Hash algorithms (header byte 6). */
 #define BS_HASH_XXH3_64 1
 
@@ -74,7 +76,7 @@ bs_hash_bytes(const void *data, size_t len, uint64_t seed)
 static inline uint64_t
 bs_reduce(uint64_t x, uint64_t range)
 {
-#ifdef __SIZEOF_INT128__
+#ifdef BS_HAVE_INT128
 	return (uint64_t) (((unsigned __int128) x * range) >> 64);
 #else
 	uint64_t	xl = x & 0xffffffffu,

@@ -765,7 +765,7 @@ exercise_cms(uint8_t *buf, size_t len, unit_rng *r, fuzz_stats *fs)
 				h = unit_next(r),
 				count = 1 + unit_below(r, 1000),
 				before;
-	unsigned __int128 ip;
+	bs_u128		ip;
 	bs_status	st;
 	bool		fits;
 
@@ -804,7 +804,8 @@ exercise_cms(uint8_t *buf, size_t len, unit_rng *r, fuzz_stats *fs)
 	/* merge with a copy of itself, inner product with itself */
 	memcpy(copy, buf, len);
 	bs_cms_view(copy, &d);
-	if (bs_cms_inner_product(&c, &d, &ip, NULL) != BS_OK || ip < (unsigned __int128) bs_cms_frequency(&c, h) * bs_cms_frequency(&c, h))
+	if (bs_cms_inner_product(&c, &d, &ip, NULL) != BS_OK ||
+		bs_u128_less(ip, bs_u128_muladd((bs_u128) {0, 0}, bs_cms_frequency(&c, h), bs_cms_frequency(&c, h))))
 		fs->bad_cms++;
 	st = bs_cms_merge(&d, &c, NULL);
 	if (c.total <= (uint64_t) INT64_MAX / 2)

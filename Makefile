@@ -46,8 +46,9 @@ UNIT_CFLAGS += -Werror
 endif
 UNIT_TESTS = $(patsubst %.c,%,$(wildcard test/unit/*_test.c))
 
+# -pthread: reentrant_test calls the core from two threads at once
 test/unit/%_test: test/unit/%_test.c test/unit/unit.h $(CORE_SRCS) $(wildcard src/core/*.h)
-	$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $< $(CORE_SRCS) -lm
+	$(UNIT_CC) $(UNIT_CFLAGS) -pthread -o $@ $< $(CORE_SRCS) -lm
 
 # The install and upgrade scripts are generated from sql/src (sql/src/generate.py) and
 # committed, so building needs no generator; after editing sql/src, run `make sql-scripts`.
@@ -124,7 +125,7 @@ UNIT_SAN_TESTS = $(patsubst test/unit/%,test/fuzz/bin/unit/%,$(UNIT_TESTS))
 
 test/fuzz/bin/unit/%_test: test/unit/%_test.c test/unit/unit.h $(CORE_SRCS) $(wildcard src/core/*.h)
 	@mkdir -p $(@D)
-	$(UNIT_SAN_CC) $(UNIT_SAN_CFLAGS) -o $@ $< $(CORE_SRCS) -lm
+	$(UNIT_SAN_CC) $(UNIT_SAN_CFLAGS) -pthread -o $@ $< $(CORE_SRCS) -lm
 
 unittest-sanitize: $(UNIT_SAN_TESTS)
 	@bash test/fuzz/unit_sanitize.sh $(UNIT_SAN_TESTS)

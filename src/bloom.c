@@ -333,10 +333,12 @@ bloom_fpr_exact(PG_FUNCTION_ARGS)
 	uint64_t	m,
 				n;
 	uint32_t	k;
-	double		p;
+	double		p,
+			   *work = palloc(BS_FPR_EXACT_WORK_LEN * sizeof(double));
 
 	planning_args(fcinfo, true, &m, &n, &k);
-	BS_TRY(bs_bloom_fpr_exact(m, n, k, &p, BS_ERR), 0);
+	BS_TRY(bs_bloom_fpr_exact(m, n, k, work, &p, BS_ERR), 0);
+	pfree(work);
 	PG_RETURN_FLOAT8(p);
 }
 

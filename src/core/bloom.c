@@ -92,10 +92,11 @@ bs_bloom_fpr_approx(double m, double n, double k)
 }
 
 bs_status
-bs_bloom_fpr_exact(uint64_t m, uint64_t n, uint32_t k, double *out, bs_error *err)
+bs_bloom_fpr_exact(uint64_t m, uint64_t n, uint32_t k, double *work, double *out,
+				   bs_error *err)
 {
 	/* P[i]: probability that exactly i distinct bits are set. */
-	static double P[10001];
+	double	   *P = work;
 	double		throws,
 				width,
 				fpr = 0.0;
@@ -109,7 +110,8 @@ bs_bloom_fpr_exact(uint64_t m, uint64_t n, uint32_t k, double *out, bs_error *er
 		return st;
 	throws = (double) n * k;
 	width = throws < (double) m ? throws : (double) m;
-	if (throws * width > BS_FPR_EXACT_MAX_WORK)
+	/* the second test follows from the first; it bounds work's use here */
+	if (throws * width > BS_FPR_EXACT_MAX_WORK || width >= BS_FPR_EXACT_WORK_LEN)
 	{
 		bs_fail(err, BS_ERR_LIMIT,
 				"the exact false-positive rate of %" PRIu64 " bits, %" PRIu64 " values and %u hashes needs %.0f steps, more than the limit of %.0f",

@@ -20,6 +20,11 @@
 #define BS_BLOOM_MAX_BITS ((BS_MAX_SKETCH_BYTES - BS_HEADER_SIZE) * 8)
 /* Work limit of the exact false-positive rate (throws x occupied bits). */
 #define BS_FPR_EXACT_MAX_WORK 100000000.0
+/*
+ * Its work space: one double per possible number of occupied bits, which is
+ * at most the throws, so at most sqrt(BS_FPR_EXACT_MAX_WORK), plus one.
+ */
+#define BS_FPR_EXACT_WORK_LEN 10001
 
 /* A decoded filter pointing into a buffer. */
 typedef struct bs_bloom
@@ -46,9 +51,13 @@ bs_status	bs_bloom_check_shape(uint64_t m, uint64_t k, bs_error *err);
 /* (1 - e^{-kn/m})^k, the usual approximation (Fan et al. 2000, Table 3). */
 double		bs_bloom_fpr_approx(double m, double n, double k);
 
-/* Bose et al.'s exact rate, by dynamic programming over the bit occupancy. */
-bs_status	bs_bloom_fpr_exact(uint64_t m, uint64_t n, uint32_t k, double *out,
-							   bs_error *err);
+/*
+ * Bose et al.'s exact rate, by dynamic programming over the bit occupancy;
+ * work holds BS_FPR_EXACT_WORK_LEN doubles (80 kB: the caller's, so that
+ * the core keeps no state and needs no large stack).
+ */
+bs_status	bs_bloom_fpr_exact(uint64_t m, uint64_t n, uint32_t k, double *work,
+							   double *out, bs_error *err);
 
 /* Fill a buffer of bs_bloom_size(m) bytes with an empty filter. */
 bs_status	bs_bloom_size(uint64_t m, uint64_t *total, bs_error *err);

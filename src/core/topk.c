@@ -415,15 +415,25 @@ sift(uint64_t *v, size_t root, size_t n)
 	}
 }
 
-/* Does any hash repeat among the candidates?  Heapsort in a static buffer. */
-static bool
-has_duplicate_hash(const uint8_t *slots, uint32_t n)
+/* Sort v[0..n): insertion sort for the few hashes of a bucket, else heapsort. */
+static void
+sort_hashes(uint64_t *v, size_t n)
 {
-	static uint64_t v[2 * BS_TOPK_MAX_K];
 	size_t		i;
 
-	for (i = 0; i < n; i++)
-		v[i] = bs_load64(slots + i * BS_TOPK_SLOT);
+	if (n <= 8)
+	{
+		for (i = 1; i < n; i++)
+		{
+			uint64_t	t = v[i];
+			size_t		j = i;
+
+			for (; j > 0 && v[j - 1] > t; j--)
+				v[j] = v[j - 1];
+			v[j] = t;
+		}
+		return;
+	}
 	for (i = n / 2; i-- > 0;)
 		sift(v, i, n);
 	for (i = n; i-- > 1;)
@@ -434,9 +444,85 @@ has_duplicate_hash(const uint8_t *slots, uint32_t n)
 		v[i] = t;
 		sift(v, 0, i);
 	}
-	for (i = 1; i < n; i++)
-		if (v[i] == v[i - 1])
-			return true;
+}
+
+/*
+ * has_duplicate_hash works in blocks of up to DUP_BLOCK hashes on the stack
+ * (16 kB and a 4 kB index): the 2k candidates of a k up to 1024 in one
+ * block, the 20,000 of the largest k in 10.  A block is sorted by bucket
+ * (the top bits of a hash, about one hash a bucket), then within each
+ * bucket; first[] indexes the buckets, so that looking a hash up reads the
+ * one or two hashes of its bucket.
+ */
+#define DUP_BITS 11
+#define DUP_BLOCK (1 << DUP_BITS)
+
+/*
+ * Does any hash repeat among the candidates?  The core keeps no state
+ * between calls and cannot allocate here, so it works block by block in a
+ * bounded buffer: sort a block, look for a repeat inside it, then look up
+ * every later candidate in it.
+ */
+static bool
+has_duplicate_hash(const uint8_t *slots, uint32_t n)
+{
+	uint64_t	v[DUP_BLOCK];
+	uint16_t	first[DUP_BLOCK + 1];	/* bucket b is v[first[b]..first[b + 1]) */
+	size_t		start,
+				len,
+				nb,
+				i,
+				b;
+	int			bits;
+
+	for (start = 0; start < n; start += len)
+	{
+		len = n - start < DUP_BLOCK ? n - start : DUP_BLOCK;
+		for (bits = 1; ((size_t) 1 << bits) < len; bits++)
+			;
+		nb = (size_t) 1 << bits;
+
+		/* counting sort by bucket: sizes, starts, then each hash placed */
+		memset(first, 0, (nb + 1) * sizeof(first[0]));
+		for (i = start; i < start + len; i++)
+			first[(bs_load64(slots + i * BS_TOPK_SLOT) >> (64 - bits)) + 1]++;
+		for (b = 1; b <= nb; b++)
+			first[b] += first[b - 1];
+		for (i = start; i < start + len; i++)
+		{
+			uint64_t	h = bs_load64(slots + i * BS_TOPK_SLOT);
+
+			v[first[h >> (64 - bits)]++] = h;
+		}
+		/* each first[b] moved to its bucket's end, which is where b + 1 starts */
+		memmove(first + 1, first, nb * sizeof(first[0]));
+		first[0] = 0;
+		for (b = 0; b < nb; b++)
+			sort_hashes(v + first[b], first[b + 1] - first[b]);
+		for (i = 1; i < len; i++)
+			if (v[i] == v[i - 1])
+				return true;
+		for (i = start + len; i < n; i++)
+		{
+			uint64_t	h = bs_load64(slots + i * BS_TOPK_SLOT);
+			size_t		lo = first[h >> (64 - bits)],
+						hi = first[(h >> (64 - bits)) + 1];
+
+			/* halve a crowded bucket (hashes chosen to share their top bits) */
+			while (hi - lo > 4)
+			{
+				size_t		mid = lo + (hi - lo) / 2;
+
+				if (v[mid] <= h)
+					lo = mid;
+				else
+					hi = mid;
+			}
+			for (; lo < hi; lo++)
+				if (v[lo] == h)
+					return true;
+		}
+	}
 	return false;
 }
 

@@ -15,6 +15,9 @@
 #include "core/format.h"
 #include "unit.h"
 
+/* bs_bloom_fpr_exact's work space */
+static double fpr_work[BS_FPR_EXACT_WORK_LEN];
+
 static uint8_t *
 new_filter(uint64_t m, uint32_t k, uint8_t family, uint64_t seed)
 {
@@ -290,19 +293,19 @@ test_fpr_formulas(void)
 	CHECK(fabs(a / 1e-9 - 1) <= 1e-6, "bs_bloom_fpr_approx(1e9, 1, 1) = %.6g (~1e-9, no cancellation)", a);
 	CHECK(bs_bloom_fpr_approx(100, 0, 3) == 0, "bs_bloom_fpr_approx with n = 0 is 0");
 
-	st = bs_bloom_fpr_exact(2, 1, 2, &e, &err);
+	st = bs_bloom_fpr_exact(2, 1, 2, fpr_work, &e, &err);
 	CHECK(st == BS_OK && fabs(e - 10.0 / 16) <= 1e-12,
 		  "bs_bloom_fpr_exact(m = 2, n = 1, k = 2) = 10/16 (Bose et al.'s example; got %.15f)", e);
-	st = bs_bloom_fpr_exact(100, 0, 3, &e, &err);
+	st = bs_bloom_fpr_exact(100, 0, 3, fpr_work, &e, &err);
 	CHECK(st == BS_OK && e == 0, "bs_bloom_fpr_exact with n = 0 is 0 (got %g)", e);
-	st = bs_bloom_fpr_exact(1, 5, 3, &e, &err);
+	st = bs_bloom_fpr_exact(1, 5, 3, fpr_work, &e, &err);
 	CHECK(st == BS_OK && fabs(e - 1) <= 1e-12, "bs_bloom_fpr_exact with m = 1 is 1 (got %g)", e);
 
 	for (i = 0; i < (int) (sizeof(small) / sizeof(small[0])); i++)
 	{
 		double		b = bose_stirling(small[i][0], small[i][1], small[i][2]);
 
-		st = bs_bloom_fpr_exact(small[i][0], small[i][1], small[i][2], &e, &err);
+		st = bs_bloom_fpr_exact(small[i][0], small[i][1], small[i][2], fpr_work, &e, &err);
 		a = bs_bloom_fpr_approx(small[i][0], small[i][1], small[i][2]);
 		if (st != BS_OK || e < a)
 			bad_ge++;
@@ -323,7 +326,7 @@ test_fpr_formulas(void)
 
 		for (i = 0; i < 3; i++)
 		{
-			bs_bloom_fpr_exact(ms[i], ms[i] / 10, 7, &e, NULL);
+			bs_bloom_fpr_exact(ms[i], ms[i] / 10, 7, fpr_work, &e, NULL);
 			a = bs_bloom_fpr_approx((double) ms[i], (double) (ms[i] / 10), 7);
 			rel[i] = e / a - 1;
 		}
@@ -332,11 +335,11 @@ test_fpr_formulas(void)
 			  rel[0], rel[1], rel[2]);
 	}
 
-	st = bs_bloom_fpr_exact(1000000, 100000, 7, &e, &err);
+	st = bs_bloom_fpr_exact(1000000, 100000, 7, fpr_work, &e, &err);
 	CHECK(st == BS_ERR_LIMIT, "bs_bloom_fpr_exact(1e6, 1e5, 7) is past the work limit: BS_ERR_LIMIT (%s)", err.msg);
-	st = bs_bloom_fpr_exact(10000, 1428, 7, &e, &err);
+	st = bs_bloom_fpr_exact(10000, 1428, 7, fpr_work, &e, &err);
 	CHECK(st == BS_OK, "bs_bloom_fpr_exact(10000, 1428, 7) is within the work limit (%g steps)", 9996.0 * 9996.0);
-	CHECK(bs_bloom_fpr_exact(0, 1, 1, &e, &err) != BS_OK && bs_bloom_fpr_exact(10, 1, 0, &e, &err) != BS_OK,
+	CHECK(bs_bloom_fpr_exact(0, 1, 1, fpr_work, &e, &err) != BS_OK && bs_bloom_fpr_exact(10, 1, 0, fpr_work, &e, &err) != BS_OK,
 		  "bs_bloom_fpr_exact rejects m = 0 and k = 0");
 
 	/* fill formulas */
@@ -377,7 +380,7 @@ test_fpr_small_vs_exact(void)
 		double		exact = 0,
 					fpr;
 
-		bs_bloom_fpr_exact(cases[c].m, cases[c].n, cases[c].k, &exact, NULL);
+		bs_bloom_fpr_exact(cases[c].m, cases[c].n, cases[c].k, fpr_work, &exact, NULL);
 		bs_bloom_view(buf, &b);
 		for (f = 0; f < filters; f++)
 		{

@@ -79,17 +79,7 @@ bs_reduce(uint64_t x, uint64_t range)
 #ifdef BS_HAVE_INT128
 	return (uint64_t) (((unsigned __int128) x * range) >> 64);
 #else
-	uint64_t	xl = x & 0xffffffffu,
-				xh = x >> 32,
-				rl = range & 0xffffffffu,
-				rh = range >> 32;
-	uint64_t	ll = xl * rl,
-				lh = xl * rh,
-				hl = xh * rl,
-				hh = xh * rh;
-	uint64_t	mid = (ll >> 32) + (lh & 0xffffffffu) + (hl & 0xffffffffu);
-
-	return hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
+	return bs_u128_mul64_portable(x, range).hi;
 #endif
 }
 

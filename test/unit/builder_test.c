@@ -826,23 +826,6 @@ add_all_batched(uint8_t *s, const uint64_t *h, size_t n, size_t batch, size_t sc
 	return s;
 }
 
-/* The final filter of a state, in a malloc'd buffer of *len bytes. */
-static uint8_t *
-final_of(const uint8_t *s, size_t *len)
-{
-	uint64_t	m,
-				total;
-	uint32_t	k;
-	uint8_t    *out;
-
-	bs_builder_result_shape(s, &m, &k);
-	bs_bloom_size(m, &total, NULL);
-	out = calloc(1, (size_t) total);
-	bs_builder_finish(s, m, k, out);
-	*len = (size_t) total;
-	return out;
-}
-
 /*
  * Same final filter, and the same state: byte for byte in the dense phase;
  * in the exact phase the same table size, count and flags, a valid table,
@@ -866,11 +849,9 @@ same_result(const uint8_t *a, const uint8_t *b)
 	if ((flags_of(a) & BS_BUILDER_DENSE) &&
 		memcmp(a, b, bs_builder_size(a)) != 0)
 		return false;
-	fa = final_of(a, &la);
-	fb = final_of(b, &lb);
+	fa = finish(a, &la);
+	fb = finish(b, &lb);
 	same = la == lb && memcmp(fa, fb, la) == 0;
-	free(fa);
-	free(fb);
 	return same;
 }
 

@@ -90,19 +90,25 @@ bs_reduce(uint64_t x, uint64_t range)
  *     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9
  *     z = (z ^ (z >> 27)) * 0x94D049BB133111EB
  *     g_i = z ^ (z >> 31)                              (all mod 2^64)
- * The g_i do not depend on m, so a filter folds exactly (builder.h), and,
- * unlike double hashing read through the top bits, the k probes of a key
+ * (bs_splitmix gives g_i.)  The g_i do not depend on m, so a filter folds
+ * exactly (builder.h), and, unlike double hashing read through the top bits, the k probes of a key
  * are independent: no key lands on a handful of bits whatever m is.  The k
  * values have no chain between them, so the CPU computes them in parallel.
  */
 static inline uint64_t
-bs_probe(uint64_t h, uint32_t i, uint64_t range)
+bs_splitmix(uint64_t h, uint32_t i)
 {
 	uint64_t	z = h + (uint64_t) (i + 1) * UINT64_C(0x9E3779B97F4A7C15);
 
 	z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
 	z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-	return bs_reduce(z ^ (z >> 31), range);
+	return z ^ (z >> 31);
+}
+
+static inline uint64_t
+bs_probe(uint64_t h, uint32_t i, uint64_t range)
+{
+	return bs_reduce(bs_splitmix(h, i), range);
 }
 
 #endif

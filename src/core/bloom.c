@@ -40,6 +40,78 @@ bs_bloom_check_shape(uint64_t m, uint64_t k, bs_error *err)
 }
 
 bs_status
+bs_bloom_check_layout_shape(uint64_t m, uint64_t k, uint32_t layout, bs_error *err)
+{
+	bs_status	st;
+
+	if ((st = bs_bloom_check_shape(m, k, err)) != BS_OK)
+		return st;
+	if (layout > BS_LAYOUT_MAX)
+		return bs_fail(err, BS_ERR_PARAM, "unknown bloom filter layout %u", layout);
+	if (layout == BS_LAYOUT_BLOCKED && m % BS_BLOCK_BITS != 0)
+	{
+		bs_fail(err, BS_ERR_PARAM,
+				"a blocked bloom filter must have a multiple of %d bits, got %" PRIu64,
+				BS_BLOCK_BITS, m);
+		bs_error_hint(err, "Use %" PRIu64 " bits.",
+					  (m / BS_BLOCK_BITS + 1) * BS_BLOCK_BITS);
+		return BS_ERR_PARAM;
+	}
+	return BS_OK;
+}
+
+const char *
+bs_layout_name(uint32_t layout)
+{
+	switch (layout)
+	{
+		case BS_LAYOUT_CLASSIC:
+			return "classic";
+		case BS_LAYOUT_BLOCKED:
+			return "blocked";
+	}
+	return "unknown";
+}
+
+bs_status
+bs_layout_parse(const char *text, size_t len, uint32_t *layout, bs_error *err)
+{
+	uint32_t	l;
+
+	for (l = 0; l <= BS_LAYOUT_MAX; l++)
+		if (strlen(bs_layout_name(l)) == len && memcmp(text, bs_layout_name(l), len) == 0)
+		{
+			*layout = l;
+			return BS_OK;
+		}
+	bs_fail(err, BS_ERR_PARAM, "unknown bloom filter layout \"%.*s\"",
+			len > 64 ? 64 : (int) len, text);
+	bs_error_hint(err, "The layouts are 'classic' (the default) and 'blocked' (one cache line per key).");
+	return BS_ERR_PARAM;
+}
+
+bs_status
+bs_bloom_shape_for(double n, double p, uint32_t layout, uint64_t *m, uint32_t *k,
+				   bs_error *err)
+{
+	bs_status	st;
+
+	if (layout == BS_LAYOUT_BLOCKED)
+		return bs_blocked_optimal(n, p, m, k, err);
+	if ((st = bs_bloom_optimal_bits(n, p, m, err)) != BS_OK)
+		return st;
+	return bs_bloom_optimal_hashes(*m, n, k, err);
+}
+
+double
+bs_bloom_fpr_layout(uint32_t layout, uint64_t m, double n, uint32_t k)
+{
+	if (layout == BS_LAYOUT_BLOCKED)
+		return bs_blocked_fpr(m, n, k);
+	return bs_bloom_fpr_approx((double) m, n, (double) k);
+}
+
+bs_status
 bs_bloom_optimal_bits(double n, double p, uint64_t *m, bs_error *err)
 {
 	double		bits;
@@ -149,11 +221,19 @@ bs_bloom_size(uint64_t m, uint64_t *total, bs_error *err)
 void
 bs_bloom_init(uint8_t *buf, uint64_t m, uint32_t k, uint8_t family, uint64_t seed)
 {
+	bs_bloom_init_layout(buf, m, k, BS_LAYOUT_CLASSIC, family, seed);
+}
+
+void
+bs_bloom_init_layout(uint8_t *buf, uint64_t m, uint32_t k, uint32_t layout,
+					 uint8_t family, uint64_t seed)
+{
 	bs_header	h;
 
 	bs_header_init(&h, BS_KIND_BLOOM, family, seed);
 	h.p1 = m;
 	h.p2 = k;
+	h.p3 = layout;
 	bs_header_write(buf, &h);
 	memset(buf + BS_HEADER_SIZE, 0, bs_bloom_payload_bytes(m));
 }
@@ -165,6 +245,7 @@ bs_bloom_view(uint8_t *buf, bs_bloom *b)
 	b->seed = bs_load64(buf + 8);
 	b->m = bs_load64(buf + BS_OFF_P1);
 	b->k = bs_load32(buf + BS_OFF_P2);
+	b->layout = bs_load32(buf + BS_OFF_P3);
 	b->buf = buf;
 	b->bits = buf + BS_HEADER_SIZE;
 }
@@ -178,6 +259,14 @@ bs_bloom_check_mergeable(const bs_bloom *a, const bs_bloom *b, bs_error *err)
 				"cannot merge bloom filters of different shapes: %" PRIu64 " bits with %u hashes (seed %" PRIu64 ") and %" PRIu64 " bits with %u hashes (seed %" PRIu64 ")",
 				a->m, a->k, a->seed, b->m, b->k, b->seed);
 		bs_error_hint(err, "Merge filters built with the same capacity and fpr, or the same bits and hashes. bloom_agg(x) without a capacity sizes each group's filter for that group alone; build filters you will merge with bloom_agg(x, capacity, fpr), the capacity fitting the merged set.");
+		return BS_ERR_SHAPE;
+	}
+	if (a->layout != b->layout)
+	{
+		bs_fail(err, BS_ERR_SHAPE,
+				"cannot merge a %s bloom filter with a %s bloom filter",
+				bs_layout_name(a->layout), bs_layout_name(b->layout));
+		bs_error_hint(err, "Filters merge only with filters of the same layout, made with the same layout argument.");
 		return BS_ERR_SHAPE;
 	}
 	if (!bs_family_compatible(a->family, b->family))
@@ -241,6 +330,22 @@ double
 bs_bloom_fpr_from_fill(uint64_t m, uint32_t k, uint64_t bits_set)
 {
 	return pow((double) bits_set / m, k);
+}
+
+double
+bs_bloom_cardinality_of(const bs_bloom *b)
+{
+	if (b->layout == BS_LAYOUT_BLOCKED)
+		return bs_blocked_cardinality(b->bits, b->m, b->k);
+	return bs_bloom_cardinality(b->m, b->k, bs_popcount(b->bits, bs_bloom_payload_bytes(b->m)));
+}
+
+double
+bs_bloom_fpr_of(const bs_bloom *b)
+{
+	if (b->layout == BS_LAYOUT_BLOCKED)
+		return bs_blocked_fpr_from_fill(b->bits, b->m, b->k);
+	return bs_bloom_fpr_from_fill(b->m, b->k, bs_popcount(b->bits, bs_bloom_payload_bytes(b->m)));
 }
 
 /* Index of the lowest set bit of w != 0. */
@@ -316,9 +421,16 @@ bs_bloom_check_named(const bs_header *h, const uint8_t *payload, uint64_t plen,
 		return bs_fail(err, BS_ERR_FORMAT,
 					   "%s has an invalid hash count %u (must be 1 to %d)",
 					   what, h->p2, BS_BLOOM_MAX_HASHES);
-	if (h->p3 != 0 || h->n != 0 || h->x != 0)
+	if (h->n != 0 || h->x != 0)
 		return bs_fail(err, BS_ERR_FORMAT,
 					   "%s has nonzero reserved header fields", what);
+	if (h->p3 > BS_LAYOUT_MAX)
+		return bs_fail(err, BS_ERR_FORMAT,
+					   "%s has an unknown layout %u (0 classic, 1 blocked)", what, h->p3);
+	if (h->p3 == BS_LAYOUT_BLOCKED && h->p1 % BS_BLOCK_BITS != 0)
+		return bs_fail(err, BS_ERR_FORMAT,
+					   "blocked %s has %" PRIu64 " bits, not a multiple of the block size %d",
+					   what, h->p1, BS_BLOCK_BITS);
 	need = bs_bloom_payload_bytes(h->p1);
 	if (plen != need)
 		return bs_fail(err, BS_ERR_FORMAT,

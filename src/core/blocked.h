@@ -1,0 +1,115 @@
+/*
+ * blocked.h: the cache-blocked layout of a Bloom filter (Putze, Sanders and
+ * Singler 2007; doc/references.md), header p3 = BS_LAYOUT_BLOCKED.
+ *
+ * The m bits are B = m / 512 blocks of 512 bits, one 64-byte cache line
+ * each.  A key with hash h sets its k bits inside one block:
+ *
+ *   block      b = reduce(h, B)                        (hash.h)
+ *   bit i      bits 9 (i mod 7) .. 9 (i mod 7) + 8 of g_(i div 7),
+ *              g_j = bs_splitmix(h, j), within block b
+ *
+ * so an insert or a lookup touches one cache line and costs one multiply
+ * for the block plus one mix per 7 probes, instead of k lines and k mixes.
+ * Because b = floor(h B / 2^64), a filter of B blocks folds exactly onto
+ * B / f blocks (f dividing B) by OR-ing blocks b f .. b f + f - 1 into
+ * block b: floor(floor(h B / 2^64) / f) = floor(h (B / f) / 2^64).
+ *
+ * The price is a higher rate for the same bits, because blocks fill
+ * unevenly: the number of keys in a key's block is binomial (n, 1/B), so
+ *
+ *   fpr = sum over i of P(i keys in the block) (1 - (1 - 1/512)^(i k))^k
+ *
+ * Putze et al. write it with the Poisson (n/B) limit of that binomial; the
+ * binomial is exact for B blocks and is what the sizing uses (doc/sizing.md).
+ */
+#ifndef BS_BLOCKED_H
+#define BS_BLOCKED_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hash.h"
+#include "status.h"
+
+#define BS_BLOCK_BITS 512
+#define BS_BLOCK_BYTES 64
+/* in-block positions per splitmix output: 7 fields of 9 bits */
+#define BS_BLOCK_PROBES_PER_MIX 7
+
+/* A hint that the line at p will be written soon (nothing where unsupported). */
+static inline void
+bs_prefetch_write(const void *p)
+{
+#if defined(__GNUC__) || defined(__clang__)
+	__builtin_prefetch(p, 1, 3);
+#else
+	(void) p;
+#endif
+}
+
+static inline uint8_t *
+bs_blocked_block(uint8_t *bits, uint64_t m, uint64_t h)
+{
+	return bits + bs_reduce(h, m / BS_BLOCK_BITS) * BS_BLOCK_BYTES;
+}
+
+static inline void
+bs_blocked_add_hash(uint8_t *bits, uint64_t m, uint32_t k, uint64_t h)
+{
+	uint8_t    *blk = bs_blocked_block(bits, m, h);
+	uint32_t	i = 0,
+				j = 0;
+
+	while (i < k)
+	{
+		uint64_t	g = bs_splitmix(h, j++);
+		uint32_t	t;
+
+		for (t = 0; t < BS_BLOCK_PROBES_PER_MIX && i < k; t++, i++, g >>= 9)
+			blk[(g & 511) >> 3] |= (uint8_t) (1u << (g & 7));
+	}
+}
+
+static inline bool
+bs_blocked_contains_hash(const uint8_t *bits, uint64_t m, uint32_t k, uint64_t h)
+{
+	const uint8_t *blk = bs_blocked_block((uint8_t *) bits, m, h);
+	uint32_t	i = 0,
+				j = 0;
+
+	while (i < k)
+	{
+		uint64_t	g = bs_splitmix(h, j++);
+		uint32_t	t;
+
+		for (t = 0; t < BS_BLOCK_PROBES_PER_MIX && i < k; t++, i++, g >>= 9)
+			if ((blk[(g & 511) >> 3] & (1u << (g & 7))) == 0)
+				return false;
+	}
+	return true;
+}
+
+/* The rate of a blocked filter of m bits (a multiple of 512) holding n keys (above). */
+double		bs_blocked_fpr(uint64_t m, double n, uint32_t k);
+
+/*
+ * The smallest blocked filter for n keys at rate p: the fewest blocks for
+ * which some k has bs_blocked_fpr <= p, and that k (the one with the lowest
+ * rate).  BS_ERR_PARAM for bad n or p, BS_ERR_LIMIT past the size limit.
+ */
+bs_status	bs_blocked_optimal(double n, double p, uint64_t *m, uint32_t *k,
+							   bs_error *err);
+
+/* The k with the lowest bs_blocked_fpr for m bits and n keys. */
+uint32_t	bs_blocked_best_hashes(uint64_t m, double n);
+
+/* Estimates from the fill of each block: sum of the blocks' Swamidass-Baldi
+ * counts (+inf if a block is full), and the mean of (X_b / 512)^k. */
+double		bs_blocked_cardinality(const uint8_t *bits, uint64_t m, uint32_t k);
+double		bs_blocked_fpr_from_fill(const uint8_t *bits, uint64_t m, uint32_t k);
+
+/* Fold m bits onto m / f bits (f divides m / 512): block b goes to b / f. */
+void		bs_blocked_fold(const uint8_t *src, uint64_t m, uint64_t f, uint8_t *dst);
+
+#endif

@@ -53,6 +53,28 @@ counts_of(const uint8_t *s)
 	return (uint8_t *) s + BS_HEADER_SIZE + bs_load64(s + BS_OFF_P1) * 8;
 }
 
+static bool
+is_blocked(const uint8_t *s)
+{
+	return (bs_load32(s + BS_OFF_P3) & BS_BUILDER_BLOCKED) != 0;
+}
+
+uint32_t
+bs_builder_layout(const uint8_t *s)
+{
+	return is_blocked(s) ? BS_LAYOUT_BLOCKED : BS_LAYOUT_CLASSIC;
+}
+
+/* Add hash h to the m-bit filter bits of the state's layout. */
+static inline void
+add_to_filter(uint8_t *bits, uint64_t m, uint32_t k, bool blocked, uint64_t h)
+{
+	if (blocked)
+		bs_blocked_add_hash(bits, m, k, h);
+	else
+		bs_bloom_add_hash(bits, m, k, h);
+}
+
 static uint64_t
 slot_bytes(bool counting)
 {
@@ -86,6 +108,39 @@ bs_builder_dense_hashes(double fpr)
 	if (k > BS_BLOOM_MAX_HASHES)
 		k = BS_BLOOM_MAX_HASHES;
 	return (uint32_t) k;
+}
+
+/*
+ * The dense phase of a blocked state: the blocked shape for the dense
+ * capacity, its block count rounded up to a multiple of BS_BLOCKED_FOLD_BASE.
+ */
+static void
+blocked_dense_shape(double fpr, uint64_t *M, uint32_t *k)
+{
+	uint64_t	m = 0;
+
+	if (bs_blocked_optimal((double) BS_BUILDER_EXACT_LIMIT * BS_BUILDER_DENSE_FACTOR,
+						   fpr, &m, k, NULL) != BS_OK)
+	{
+		/* cannot happen for a checked fpr: 2^24 keys at 2^-64 fit the limit */
+		m = BS_BLOCK_BITS;
+		*k = 1;
+	}
+	*M = (m / BS_BLOCK_BITS + BS_BLOCKED_FOLD_BASE - 1) / BS_BLOCKED_FOLD_BASE *
+		BS_BLOCKED_FOLD_BASE * BS_BLOCK_BITS;
+}
+
+/* The dense phase's shape for a state's target. */
+static void
+dense_shape(double fpr, bool blocked, uint64_t *M, uint32_t *k)
+{
+	if (blocked)
+		blocked_dense_shape(fpr, M, k);
+	else
+	{
+		*k = bs_builder_dense_hashes(fpr);
+		*M = bs_builder_dense_bits(fpr, *k);
+	}
 }
 
 uint64_t
@@ -127,16 +182,16 @@ write_state_header(uint8_t *s, uint8_t family, uint64_t seed, uint64_t p1,
 }
 
 static bs_status
-new_exact(double fpr, uint8_t family, uint64_t seed, bool counting,
+new_exact(double fpr, uint32_t flags, uint8_t family, uint64_t seed,
 		  const bs_allocator *a, uint8_t **out, bs_error *err)
 {
 	uint8_t    *s;
 
 	if (check_fpr(fpr, err) != BS_OK)
 		return BS_ERR_PARAM;
-	s = a->alloc(a->ctx, BS_HEADER_SIZE + BS_BUILDER_MIN_SLOTS * slot_bytes(counting));
-	write_state_header(s, family, seed, BS_BUILDER_MIN_SLOTS, 0,
-					   counting ? BS_BUILDER_COUNTED : 0, 0, fpr);
+	s = a->alloc(a->ctx, BS_HEADER_SIZE +
+				 BS_BUILDER_MIN_SLOTS * slot_bytes((flags & BS_BUILDER_COUNTED) != 0));
+	write_state_header(s, family, seed, BS_BUILDER_MIN_SLOTS, 0, flags, 0, fpr);
 	*out = s;
 	return BS_OK;
 }
@@ -145,32 +200,56 @@ bs_status
 bs_builder_new_auto(double fpr, uint8_t family, uint64_t seed,
 					const bs_allocator *a, uint8_t **out, bs_error *err)
 {
-	return new_exact(fpr, family, seed, false, a, out, err);
+	return new_exact(fpr, 0, family, seed, a, out, err);
+}
+
+bs_status
+bs_builder_new_auto_layout(double fpr, uint32_t layout, uint8_t family, uint64_t seed,
+						   const bs_allocator *a, uint8_t **out, bs_error *err)
+{
+	if (layout > BS_LAYOUT_MAX)
+		return bs_fail(err, BS_ERR_PARAM, "unknown bloom filter layout %u", layout);
+	return new_exact(fpr, layout == BS_LAYOUT_BLOCKED ? BS_BUILDER_BLOCKED : 0,
+					 family, seed, a, out, err);
 }
 
 bs_status
 bs_builder_new_counting(double fpr, uint8_t family, uint64_t seed,
 						const bs_allocator *a, uint8_t **out, bs_error *err)
 {
-	return new_exact(fpr, family, seed, true, a, out, err);
+	return new_exact(fpr, BS_BUILDER_COUNTED, family, seed, a, out, err);
 }
 
 bs_status
 bs_builder_new_fixed(double capacity, double fpr, uint8_t family, uint64_t seed,
 					 const bs_allocator *a, uint8_t **out, bs_error *err)
 {
-	uint64_t	m,
-				total;
+	uint64_t	m;
 	uint32_t	k;
+	bs_status	st;
+
+	if ((st = bs_bloom_shape_for(capacity, fpr, BS_LAYOUT_CLASSIC, &m, &k, err)) != BS_OK)
+		return st;
+	return bs_builder_new_fixed_shape(capacity, fpr, BS_LAYOUT_CLASSIC, m, k, family,
+									  seed, a, out, err);
+}
+
+bs_status
+bs_builder_new_fixed_shape(double capacity, double fpr, uint32_t layout, uint64_t m,
+						   uint32_t k, uint8_t family, uint64_t seed,
+						   const bs_allocator *a, uint8_t **out, bs_error *err)
+{
+	uint64_t	total;
 	uint8_t    *s;
 	bs_status	st;
 
-	if ((st = bs_bloom_optimal_bits(capacity, fpr, &m, err)) != BS_OK ||
-		(st = bs_bloom_optimal_hashes(m, capacity, &k, err)) != BS_OK ||
+	if ((st = bs_bloom_check_layout_shape(m, k, layout, err)) != BS_OK ||
 		(st = bs_bloom_size(m, &total, err)) != BS_OK)
 		return st;
 	s = a->alloc(a->ctx, (size_t) total);
-	write_state_header(s, family, seed, m, k, BS_BUILDER_DENSE | BS_BUILDER_FIXED,
+	write_state_header(s, family, seed, m, k,
+					   BS_BUILDER_DENSE | BS_BUILDER_FIXED |
+					   (layout == BS_LAYOUT_BLOCKED ? BS_BUILDER_BLOCKED : 0),
 					   (uint64_t) capacity, fpr);
 	*out = s;
 	return BS_OK;
@@ -242,41 +321,54 @@ table_put(uint8_t *s, uint64_t h, uint32_t count)
 	} while (0)
 #define FOR_EACH_HASH(s, h, body) FOR_EACH_ENTRY(s, h, count_unused_, body)
 
+/* The empty dense state that an exact state s turns into. */
 static uint8_t *
-to_dense(const uint8_t *s, const bs_allocator *a)
+new_dense(const uint8_t *s, const bs_allocator *a)
 {
 	double		fpr = state_fpr(s);
-	uint32_t	k = bs_builder_dense_hashes(fpr);
-	uint64_t	M = bs_builder_dense_bits(fpr, k);
-	uint8_t    *d = a->alloc(a->ctx, BS_HEADER_SIZE + bs_bloom_payload_bytes(M));
-	uint8_t    *bits = d + BS_HEADER_SIZE;
+	bool		blocked = is_blocked(s);
+	uint32_t	k;
+	uint64_t	M;
+	uint8_t    *d;
 
+	dense_shape(fpr, blocked, &M, &k);
+	d = a->alloc(a->ctx, BS_HEADER_SIZE + bs_bloom_payload_bytes(M));
 	write_state_header(d, s[BS_OFF_FAMILY], bs_load64(s + 8), M, k,
-					   BS_BUILDER_DENSE, 0, fpr);
-	FOR_EACH_HASH(s, h, bs_bloom_add_hash(bits, M, k, h));
+					   BS_BUILDER_DENSE | (blocked ? BS_BUILDER_BLOCKED : 0), 0, fpr);
 	return d;
 }
 
-static void dense_add_sorted(uint8_t *bits, uint64_t m, uint32_t k, const uint64_t *h,
-							 size_t n, uint64_t *scratch, size_t scratch_words);
+static uint8_t *
+to_dense(const uint8_t *s, const bs_allocator *a)
+{
+	uint8_t    *d = new_dense(s, a);
+	uint64_t	M = bs_load64(d + BS_OFF_P1);
+	uint32_t	k = bs_load32(d + BS_OFF_P2);
+	bool		blocked = is_blocked(d);
+
+	FOR_EACH_HASH(s, h, add_to_filter(d + BS_HEADER_SIZE, M, k, blocked, h));
+	return d;
+}
+
+static void dense_add_sorted(uint8_t *bits, uint64_t m, uint32_t k, bool blocked,
+							 const uint64_t *h, size_t n, uint64_t *scratch,
+							 size_t scratch_words);
 
 /* to_dense, setting the bits of the table's hashes in address order (a batch's scratch). */
 static uint8_t *
 to_dense_sorted(const uint8_t *s, const bs_allocator *a, uint64_t *scratch, size_t scratch_words)
 {
-	double		fpr = state_fpr(s);
-	uint32_t	k = bs_builder_dense_hashes(fpr);
-	uint64_t	M = bs_builder_dense_bits(fpr, k);
-	uint8_t    *d = a->alloc(a->ctx, BS_HEADER_SIZE + bs_bloom_payload_bytes(M));
+	uint8_t    *d = new_dense(s, a);
+	uint64_t	M = bs_load64(d + BS_OFF_P1);
+	uint32_t	k = bs_load32(d + BS_OFF_P2);
+	bool		blocked = is_blocked(d);
 	size_t		chunk = scratch_words / (1 + 2 * (size_t) k),
 				n = 0;
 	uint64_t   *hs;
 
-	write_state_header(d, s[BS_OFF_FAMILY], bs_load64(s + 8), M, k,
-					   BS_BUILDER_DENSE, 0, fpr);
 	if (chunk == 0)
 	{
-		FOR_EACH_HASH(s, h, bs_bloom_add_hash(d + BS_HEADER_SIZE, M, k, h));
+		FOR_EACH_HASH(s, h, add_to_filter(d + BS_HEADER_SIZE, M, k, blocked, h));
 		return d;
 	}
 	/* chunk hashes gather in the upper part of scratch, their positions sort in the rest */
@@ -286,12 +378,12 @@ to_dense_sorted(const uint8_t *s, const bs_allocator *a, uint64_t *scratch, size
 					  hs[n++] = h;
 					  if (n == chunk)
 					  {
-						  dense_add_sorted(d + BS_HEADER_SIZE, M, k, hs, n,
+						  dense_add_sorted(d + BS_HEADER_SIZE, M, k, blocked, hs, n,
 										   scratch, scratch_words - chunk);
 						  n = 0;
 					  }
 				  });
-	dense_add_sorted(d + BS_HEADER_SIZE, M, k, hs, n, scratch, scratch_words - chunk);
+	dense_add_sorted(d + BS_HEADER_SIZE, M, k, blocked, hs, n, scratch, scratch_words - chunk);
 	return d;
 }
 
@@ -319,8 +411,8 @@ add_count(uint8_t *s, uint64_t h, uint32_t count, const bs_allocator *a)
 
 	if (flags & BS_BUILDER_DENSE)
 	{
-		bs_bloom_add_hash(s + BS_HEADER_SIZE, bs_load64(s + BS_OFF_P1),
-						  bs_load32(s + BS_OFF_P2), h);
+		add_to_filter(s + BS_HEADER_SIZE, bs_load64(s + BS_OFF_P1),
+					  bs_load32(s + BS_OFF_P2), (flags & BS_BUILDER_BLOCKED) != 0, h);
 		return s;
 	}
 	if (h == 0 ? (flags & BS_BUILDER_HASZERO) != 0 : (idx = table_slot(s, h, &found), found))
@@ -360,6 +452,7 @@ bs_builder_add(uint8_t *s, uint64_t h, const bs_allocator *a)
 
 /* --- batches (builder.h) --- */
 
+#define PREFETCH_AHEAD 8
 #define RADIX_BITS 11
 #define RADIX (1u << RADIX_BITS)
 #define SORT_BITS (2 * RADIX_BITS)
@@ -431,16 +524,33 @@ dense_positions(uint64_t m)
 /*
  * Set the k bits of each of h[0..n) in the filter of m bits, positions sorted
  * in chunks of up to scratch_words / 2 so that bits are set in address order.
+ * A blocked filter is not sorted but prefetched.
  */
 static void
-dense_add_sorted(uint8_t *bits, uint64_t m, uint32_t k, const uint64_t *h, size_t n,
-				 uint64_t *scratch, size_t scratch_words)
+dense_add_sorted(uint8_t *bits, uint64_t m, uint32_t k, bool blocked, const uint64_t *h,
+				 size_t n, uint64_t *scratch, size_t scratch_words)
 {
 	size_t		chunk = scratch_words / 2 / k,
 				i = 0;
 	unsigned	len = bit_length(m - 1),
 				shift = len > SORT_BITS ? len - SORT_BITS : 0;
 
+	if (blocked)
+	{
+		/*
+		 * One line per key: asking for the line PREFETCH_AHEAD keys early
+		 * keeps that many misses in flight.  Sorting the hashes first (they
+		 * would then walk the blocks in order) measured no faster for
+		 * 1.2 MB to 12 MB filters.
+		 */
+		for (; i < n; i++)
+		{
+			if (i + PREFETCH_AHEAD < n)
+				bs_prefetch_write(bs_blocked_block(bits, m, h[i + PREFETCH_AHEAD]));
+			bs_blocked_add_hash(bits, m, k, h[i]);
+		}
+		return;
+	}
 	if (chunk == 0)
 	{
 		for (; i < n; i++)
@@ -472,7 +582,9 @@ bs_builder_batch_hashes(const uint8_t *s)
 
 	if (flags & BS_BUILDER_DENSE)
 	{
-		uint64_t	per = dense_positions(p1) / bs_load32(s + BS_OFF_P2);
+		/* classic: k positions per hash; blocked: one line per hash */
+		uint64_t	per = dense_positions(p1) /
+			((flags & BS_BUILDER_BLOCKED) ? 1 : bs_load32(s + BS_OFF_P2));
 
 		return per < 64 ? 64 : (size_t) per;
 	}
@@ -482,28 +594,34 @@ bs_builder_batch_hashes(const uint8_t *s)
 
 #define BATCH_MIN_TABLE_BYTES (64 * 1024)
 #define BATCH_MIN_FILTER_BYTES (2 * 1024 * 1024)
+#define BATCH_MIN_BLOCKED_BYTES (256 * 1024)
 
 bool
 bs_builder_batches_pay(const uint8_t *s)
 {
-	bool		dense = (bs_load32(s + BS_OFF_P3) & BS_BUILDER_DENSE) != 0;
+	uint32_t	flags = bs_load32(s + BS_OFF_P3);
 
-	return bs_builder_size(s) >= (dense ? BATCH_MIN_FILTER_BYTES : BATCH_MIN_TABLE_BYTES);
+	if (!(flags & BS_BUILDER_DENSE))
+		return bs_builder_size(s) >= BATCH_MIN_TABLE_BYTES;
+	return bs_builder_size(s) >= ((flags & BS_BUILDER_BLOCKED) ? BATCH_MIN_BLOCKED_BYTES :
+								  BATCH_MIN_FILTER_BYTES);
 }
 
 size_t
 bs_builder_batch_scratch(const uint8_t *s, size_t n)
 {
 	uint32_t	flags = bs_load32(s + BS_OFF_P3);
-	uint64_t	dense;
+	uint64_t	dense,
+				M;
+	uint32_t	k;
 
 	if (flags & BS_BUILDER_DENSE)
 		return (size_t) (2 * dense_positions(bs_load64(s + BS_OFF_P1)));
 	/* only a full-sized auto table may turn dense during the batch */
 	if ((flags & BS_BUILDER_COUNTED) || bs_load64(s + BS_OFF_P1) < BS_BUILDER_MAX_SLOTS)
 		return n;
-	dense = 2 * dense_positions(bs_builder_dense_bits(state_fpr(s),
-													   bs_builder_dense_hashes(state_fpr(s))));
+	dense_shape(state_fpr(s), (flags & BS_BUILDER_BLOCKED) != 0, &M, &k);
+	dense = 2 * dense_positions(M);
 	return n > dense ? n : (size_t) dense;
 }
 
@@ -552,7 +670,8 @@ bs_builder_add_batch(uint8_t *s, uint64_t *h, size_t n, uint64_t *scratch,
 		{
 			/* the rest go in sorted by bit position */
 			dense_add_sorted(s + BS_HEADER_SIZE, bs_load64(s + BS_OFF_P1),
-							 bs_load32(s + BS_OFF_P2), h + i, n - i, scratch, scratch_words);
+							 bs_load32(s + BS_OFF_P2), is_blocked(s), h + i, n - i,
+							 scratch, scratch_words);
 			return s;
 		}
 		t = add_count(s, h[i], 1, a);
@@ -579,13 +698,16 @@ bs_builder_full_error(bs_error *err)
 static const char *
 describe_target(const uint8_t *s, char *buf, size_t len)
 {
+	const char *layout = bs_layout_name(bs_builder_layout(s));
+
 	if (bs_load32(s + BS_OFF_P3) & BS_BUILDER_FIXED)
-		snprintf(buf, len, "fpr %s, capacity %" PRIu64 " (%" PRIu64 " bits, %u hashes, seed %" PRIu64 ")",
-				 bs_num(state_fpr(s)).s, bs_load64(s + BS_OFF_N), bs_load64(s + BS_OFF_P1),
-				 bs_load32(s + BS_OFF_P2), bs_load64(s + 8));
+		snprintf(buf, len, "fpr %s, capacity %" PRIu64 " (%s, %" PRIu64 " bits, %u hashes, seed %" PRIu64 ")",
+				 bs_num(state_fpr(s)).s, bs_load64(s + BS_OFF_N), layout,
+				 bs_load64(s + BS_OFF_P1), bs_load32(s + BS_OFF_P2), bs_load64(s + 8));
 	else
-		snprintf(buf, len, "fpr %s (auto-sized%s, seed %" PRIu64 ")",
-				 bs_num(state_fpr(s)).s, is_counting(s) ? ", counting" : "", bs_load64(s + 8));
+		snprintf(buf, len, "fpr %s (auto-sized, %s%s, seed %" PRIu64 ")",
+				 bs_num(state_fpr(s)).s, layout, is_counting(s) ? ", counting" : "",
+				 bs_load64(s + 8));
 	return buf;
 }
 
@@ -603,6 +725,7 @@ bs_builder_merge(uint8_t *dst, const uint8_t *src, const bs_allocator *a,
 	if (fpr_bits(state_fpr(dst)) != fpr_bits(state_fpr(src)) ||
 		(df & BS_BUILDER_FIXED) != (sf & BS_BUILDER_FIXED) ||
 		(df & BS_BUILDER_COUNTED) != (sf & BS_BUILDER_COUNTED) ||
+		(df & BS_BUILDER_BLOCKED) != (sf & BS_BUILDER_BLOCKED) ||
 		bs_load64(dst + 8) != bs_load64(src + 8) ||
 		((df & BS_BUILDER_FIXED) &&
 		 (bs_load64(dst + BS_OFF_P1) != bs_load64(src + BS_OFF_P1) ||
@@ -650,16 +773,19 @@ bs_builder_merge(uint8_t *dst, const uint8_t *src, const bs_allocator *a,
 	return dst;
 }
 
-/* 3-smooth fold factors 2^i 3^j dividing BS_FOLD_BASE, in descending order. */
+/*
+ * 3-smooth fold factors 2^i 3^j (i <= imax, j <= jmax) in descending order:
+ * those dividing BS_FOLD_BASE (10, 6) or BS_BLOCKED_FOLD_BASE (7, 4).
+ */
 static int
-fold_factors(uint64_t *out)
+fold_factors(int imax, int jmax, uint64_t *out)
 {
 	int			n = 0,
 				i,
 				j;
 
-	for (i = 0; i <= 10; i++)
-		for (j = 0; j <= 6; j++)
+	for (i = 0; i <= imax; i++)
+		for (j = 0; j <= jmax; j++)
 		{
 			uint64_t	f = UINT64_C(1) << i;
 			int			t;
@@ -693,19 +819,20 @@ bs_builder_result_shape(const uint8_t *s, uint64_t *m, uint32_t *k)
 	}
 	else if (flags & BS_BUILDER_DENSE)
 	{
+		bool		blocked = (flags & BS_BUILDER_BLOCKED) != 0;
 		uint64_t	M = bs_load64(s + BS_OFF_P1);
 		uint32_t	kk = bs_load32(s + BS_OFF_P2);
-		double		n = bs_bloom_cardinality(M, kk,
-											 bs_popcount(s + BS_HEADER_SIZE,
-														 bs_bloom_payload_bytes(M)));
+		uint8_t    *bits = (uint8_t *) s + BS_HEADER_SIZE;
+		double		n = blocked ? bs_blocked_cardinality(bits, M, kk) :
+			bs_bloom_cardinality(M, kk, bs_popcount(bits, bs_bloom_payload_bytes(M)));
 		uint64_t	factors[77];
-		int			nf = fold_factors(factors),
+		int			nf = blocked ? fold_factors(7, 4, factors) : fold_factors(10, 6, factors),
 					i;
 
 		*m = M;
 		*k = kk;
 		for (i = 0; i < nf; i++)
-			if (bs_bloom_fpr_approx((double) (M / factors[i]), n, kk) <= fpr)
+			if (bs_bloom_fpr_layout(bs_builder_layout(s), M / factors[i], n, kk) <= fpr)
 			{
 				*m = M / factors[i];
 				break;
@@ -717,10 +844,9 @@ bs_builder_result_shape(const uint8_t *s, uint64_t *m, uint32_t *k)
 		double		dn = n < 1 ? 1.0 : (double) n;
 
 		/* Cannot fail: n <= BS_BUILDER_EXACT_LIMIT and fpr was checked. */
-		if (bs_bloom_optimal_bits(dn, fpr, m, NULL) != BS_OK ||
-			bs_bloom_optimal_hashes(*m, dn, k, NULL) != BS_OK)
+		if (bs_bloom_shape_for(dn, fpr, bs_builder_layout(s), m, k, NULL) != BS_OK)
 		{
-			*m = 1;
+			*m = BS_BLOCK_BITS;
 			*k = 1;
 		}
 	}
@@ -730,19 +856,22 @@ void
 bs_builder_finish(const uint8_t *s, uint64_t m, uint32_t k, uint8_t *out)
 {
 	uint32_t	flags = bs_load32(s + BS_OFF_P3);
+	bool		blocked = (flags & BS_BUILDER_BLOCKED) != 0;
 
-	bs_bloom_init(out, m, k, s[BS_OFF_FAMILY], bs_load64(s + 8));
+	bs_bloom_init_layout(out, m, k, bs_builder_layout(s), s[BS_OFF_FAMILY], bs_load64(s + 8));
 	if (flags & BS_BUILDER_DENSE)
 	{
 		uint64_t	M = bs_load64(s + BS_OFF_P1);
 
 		if (M == m)
 			memcpy(out + BS_HEADER_SIZE, s + BS_HEADER_SIZE, bs_bloom_payload_bytes(m));
+		else if (blocked)
+			bs_blocked_fold(s + BS_HEADER_SIZE, M, M / m, out + BS_HEADER_SIZE);
 		else
 			bs_bloom_fold(s + BS_HEADER_SIZE, M, M / m, out + BS_HEADER_SIZE);
 	}
 	else
-		FOR_EACH_HASH(s, h, bs_bloom_add_hash(out + BS_HEADER_SIZE, m, k, h));
+		FOR_EACH_HASH(s, h, add_to_filter(out + BS_HEADER_SIZE, m, k, blocked, h));
 }
 
 void
@@ -770,9 +899,14 @@ bs_builder_check(const bs_header *h, const uint8_t *payload, uint64_t plen,
 
 	if ((h->p3 & BS_BUILDER_COUNTED) && (h->p3 & (BS_BUILDER_DENSE | BS_BUILDER_FIXED)))
 		return bs_fail(err, BS_ERR_FORMAT, "a counting bloom_agg_state must be in its exact phase");
+	if ((h->p3 & BS_BUILDER_COUNTED) && (h->p3 & BS_BUILDER_BLOCKED))
+		return bs_fail(err, BS_ERR_FORMAT, "a counting bloom_agg_state cannot be blocked");
 	if (h->p3 & BS_BUILDER_DENSE)
 	{
 		bs_header	bh = *h;
+		uint32_t	layout = (h->p3 & BS_BUILDER_BLOCKED) ? BS_LAYOUT_BLOCKED : BS_LAYOUT_CLASSIC;
+		uint64_t	M = 0;
+		uint32_t	kk = 0;
 
 		if (h->p3 & BS_BUILDER_HASZERO ||
 			((h->p3 & BS_BUILDER_FIXED) ? h->n < 1 || h->n > (UINT64_C(1) << 53) : h->n != 0))
@@ -782,19 +916,17 @@ bs_builder_check(const bs_header *h, const uint8_t *payload, uint64_t plen,
 			uint64_t	m = 0;
 			uint32_t	k = 0;
 
-			if (bs_bloom_optimal_bits((double) h->n, fpr, &m, NULL) != BS_OK ||
-				bs_bloom_optimal_hashes(m, (double) h->n, &k, NULL) != BS_OK ||
+			if (bs_bloom_shape_for((double) h->n, fpr, layout, &m, &k, NULL) != BS_OK ||
 				m != h->p1 || k != h->p2)
 				return bs_fail(err, BS_ERR_FORMAT,
-							   "bloom_agg_state of %" PRIu64 " bits and %u hashes does not match its capacity %" PRIu64 " and fpr %s",
-							   h->p1, h->p2, h->n, bs_num(fpr).s);
+							   "%s bloom_agg_state of %" PRIu64 " bits and %u hashes does not match its capacity %" PRIu64 " and fpr %s",
+							   bs_layout_name(layout), h->p1, h->p2, h->n, bs_num(fpr).s);
 		}
-		else if (h->p2 != bs_builder_dense_hashes(fpr) ||
-				 h->p1 != bs_builder_dense_bits(fpr, h->p2))
+		else if (dense_shape(fpr, layout == BS_LAYOUT_BLOCKED, &M, &kk), h->p2 != kk || h->p1 != M)
 			return bs_fail(err, BS_ERR_FORMAT,
-						   "bloom_agg_state of %" PRIu64 " bits and %u hashes does not match its fpr %s",
-						   h->p1, h->p2, bs_num(fpr).s);
-		bh.p3 = 0;
+						   "%s bloom_agg_state of %" PRIu64 " bits and %u hashes does not match its fpr %s",
+						   bs_layout_name(layout), h->p1, h->p2, bs_num(fpr).s);
+		bh.p3 = layout;
 		bh.n = 0;
 		bh.x = 0;
 		return bs_bloom_check_named(&bh, payload, plen, "dense bloom_agg_state", err);

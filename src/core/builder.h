@@ -20,7 +20,17 @@
  *                 floor(floor(a M / 2^64) / f) = floor(a (M/f) / 2^64).
  *
  * bloom_agg(x, capacity, fpr) uses a fixed dense state of the bloom_empty
- * shape instead.  Every input order and every split into partial states gives
+ * shape instead.
+ *
+ * Either kind of state can make a blocked filter (blocked.h; flag
+ * BS_BUILDER_BLOCKED): the exact phase sizes it with bs_blocked_optimal, the
+ * fixed state has the bloom_empty(capacity, fpr, 'blocked') shape, and the
+ * dense phase is a blocked filter of M bits whose block count is a multiple
+ * of 2^7 * 3^4 (BS_BLOCKED_FOLD_BASE), with the k that bs_blocked_optimal
+ * gives for the dense capacity.  The final function folds whole blocks onto
+ * M/f bits for the largest f = 2^i 3^j whose blocked rate, at the
+ * cardinality estimated from the blocks' fill, is still at most p; folding
+ * blocks keeps each key's block, so it is exact too (blocked.h).  Every input order and every split into partial states gives
  * the same final filter, byte for byte, so parallel plans equal serial ones.
  *
  * cbloom_agg(x) uses a counting exact state (BS_BUILDER_COUNTED): each slot
@@ -52,7 +62,8 @@
 #define BS_BUILDER_FIXED 0x2u
 #define BS_BUILDER_HASZERO 0x4u
 #define BS_BUILDER_COUNTED 0x8u
-#define BS_BUILDER_FLAGS (BS_BUILDER_DENSE | BS_BUILDER_FIXED | BS_BUILDER_HASZERO | BS_BUILDER_COUNTED)
+#define BS_BUILDER_BLOCKED 0x10u
+#define BS_BUILDER_FLAGS (BS_BUILDER_DENSE | BS_BUILDER_FIXED | BS_BUILDER_HASZERO | BS_BUILDER_COUNTED | BS_BUILDER_BLOCKED)
 #define BS_BUILDER_MAX_COUNT 255
 
 #define BS_BUILDER_MIN_SLOTS 16
@@ -60,18 +71,35 @@
 #define BS_BUILDER_MAX_SLOTS (UINT64_C(1) << 21)
 #define BS_BUILDER_DENSE_FACTOR 16
 #define BS_FOLD_BASE (UINT64_C(1024) * 729)
+#define BS_BLOCKED_FOLD_BASE (UINT64_C(128) * 81)	/* in blocks */
 
 /* Total byte length of a (trusted) state. */
 size_t		bs_builder_size(const uint8_t *state);
 
 bs_status	bs_builder_new_auto(double fpr, uint8_t family, uint64_t seed,
 								const bs_allocator *a, uint8_t **out, bs_error *err);
+bs_status	bs_builder_new_auto_layout(double fpr, uint32_t layout, uint8_t family,
+									   uint64_t seed, const bs_allocator *a,
+									   uint8_t **out, bs_error *err);
 bs_status	bs_builder_new_counting(double fpr, uint8_t family, uint64_t seed,
 									const bs_allocator *a, uint8_t **out,
 									bs_error *err);
 bs_status	bs_builder_new_fixed(double capacity, double fpr, uint8_t family,
 								 uint64_t seed, const bs_allocator *a,
 								 uint8_t **out, bs_error *err);
+
+/*
+ * A fixed state of the layout whose shape m, k the caller got from
+ * bs_bloom_shape_for(capacity, fpr, layout) (and may have kept: the blocked
+ * sizing takes a few hundred microseconds, too long for every group).
+ */
+bs_status	bs_builder_new_fixed_shape(double capacity, double fpr, uint32_t layout,
+									   uint64_t m, uint32_t k, uint8_t family,
+									   uint64_t seed, const bs_allocator *a,
+									   uint8_t **out, bs_error *err);
+
+/* The layout of the filter a state makes (bloom.h). */
+uint32_t	bs_builder_layout(const uint8_t *state);
 
 /* Do this state's target and shape equal the ones asked for? */
 bool		bs_builder_same_target(const uint8_t *state, bool fixed,

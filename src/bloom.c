@@ -49,44 +49,63 @@ arg_positive_int64(FunctionCallInfo fcinfo, int argno, const char *name)
 	return v;
 }
 
+uint32_t
+bs_layout_arg_parse(text *t)
+{
+	uint32_t	layout;
+
+	BS_TRY(bs_layout_parse(VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t), &layout, BS_ERR), 0);
+	return layout;
+}
+
+/* The layout argument argno if the function has one, else classic. */
+static uint32_t
+layout_arg_or_classic(FunctionCallInfo fcinfo, int argno)
+{
+	return PG_NARGS() > argno ? bs_layout_arg(fcinfo, argno) : BS_LAYOUT_CLASSIC;
+}
+
 static bytea *
-new_bloom(uint64_t m, uint32_t k, uint8_t family)
+new_bloom(uint64_t m, uint32_t k, uint32_t layout, uint8_t family)
 {
 	uint64_t	total;
 	bytea	   *v;
 
-	BS_TRY(bs_bloom_check_shape(m, k, BS_ERR), 0);
+	BS_TRY(bs_bloom_check_layout_shape(m, k, layout, BS_ERR), 0);
 	BS_TRY(bs_bloom_size(m, &total, BS_ERR), 0);
 	v = bs_new_sketch((size_t) total);
-	bs_bloom_init(BS_DATA(v), m, k, family, BS_DEFAULT_SEED);
+	bs_bloom_init_layout(BS_DATA(v), m, k, layout, family, BS_DEFAULT_SEED);
 	return v;
 }
 
+/* bloom_empty(capacity, fpr [, layout]) */
 Datum
 bloom_empty(PG_FUNCTION_ARGS)
 {
 	double		n = (double) arg_positive_int64(fcinfo, 0, "capacity");
 	double		p = PG_GETARG_FLOAT8(1);
+	uint32_t	layout = layout_arg_or_classic(fcinfo, 2);
 	uint64_t	m;
 	uint32_t	k;
 
-	BS_TRY(bs_bloom_optimal_bits(n, p, &m, BS_ERR), 0);
-	BS_TRY(bs_bloom_optimal_hashes(m, n, &k, BS_ERR), 0);
-	PG_RETURN_BYTEA_P(new_bloom(m, k, BS_FAMILY_NONE));
+	BS_TRY(bs_bloom_shape_for(n, p, layout, &m, &k, BS_ERR), 0);
+	PG_RETURN_BYTEA_P(new_bloom(m, k, layout, BS_FAMILY_NONE));
 }
 
+/* bloom_empty_bits(bits, hashes [, layout]) */
 Datum
 bloom_empty_bits(PG_FUNCTION_ARGS)
 {
 	int64		m = arg_positive_int64(fcinfo, 0, "bits");
 	int32		k = PG_GETARG_INT32(1);
+	uint32_t	layout = layout_arg_or_classic(fcinfo, 2);
 
 	if (k < 1 || k > BS_BLOOM_MAX_HASHES)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("hashes must be between 1 and %d, got %d",
 						BS_BLOOM_MAX_HASHES, k)));
-	PG_RETURN_BYTEA_P(new_bloom((uint64_t) m, (uint32_t) k, BS_FAMILY_NONE));
+	PG_RETURN_BYTEA_P(new_bloom((uint64_t) m, (uint32_t) k, layout, BS_FAMILY_NONE));
 }
 
 /* bloom_add(bloom, anyelement): a new filter with the value added. */
@@ -105,7 +124,7 @@ bloom_add(PG_FUNCTION_ARGS)
 	v = bs_sketch_arg_copy(fcinfo, 0, KIND);
 	bs_bloom_view(BS_DATA(v), &b);
 	bs_check_family(b.family, ki, "bloom filter");
-	bs_bloom_add_hash(b.bits, b.m, b.k, bs_key_hash(ki, PG_GETARG_DATUM(1), b.seed));
+	bs_bloom_add(&b, bs_key_hash(ki, PG_GETARG_DATUM(1), b.seed));
 	b.buf[BS_OFF_FAMILY] = ki->family;
 	PG_RETURN_BYTEA_P(v);
 }
@@ -121,8 +140,7 @@ contains(FunctionCallInfo fcinfo, int sketch_arg, int key_arg)
 	bs_sketch_arg(fcinfo, sketch_arg, KIND, &ref);
 	bs_bloom_view(ref.data, &b);
 	bs_check_family(b.family, ki, "bloom filter");
-	found = bs_bloom_contains_hash(b.bits, b.m, b.k,
-								   bs_key_hash(ki, PG_GETARG_DATUM(key_arg), b.seed));
+	found = bs_bloom_contains(&b, bs_key_hash(ki, PG_GETARG_DATUM(key_arg), b.seed));
 	bs_sketch_release(&ref);
 	return found;
 }
@@ -227,7 +245,7 @@ bloom_cardinality(PG_FUNCTION_ARGS)
 
 	bs_sketch_arg(fcinfo, 0, KIND, &ref);
 	bs_bloom_view(ref.data, &b);
-	n = bs_bloom_cardinality(b.m, b.k, bits_set(&b));
+	n = bs_bloom_cardinality_of(&b);
 	bs_sketch_release(&ref);
 	PG_RETURN_FLOAT8(n);
 }
@@ -241,7 +259,7 @@ bloom_fpr(PG_FUNCTION_ARGS)
 
 	bs_sketch_arg(fcinfo, 0, KIND, &ref);
 	bs_bloom_view(ref.data, &b);
-	p = bs_bloom_fpr_from_fill(b.m, b.k, bits_set(&b));
+	p = bs_bloom_fpr_of(&b);
 	bs_sketch_release(&ref);
 	PG_RETURN_FLOAT8(p);
 }
@@ -252,8 +270,8 @@ bloom_info(PG_FUNCTION_ARGS)
 	bs_sketch_ref ref;
 	bs_bloom	b;
 	TupleDesc	tupdesc;
-	Datum		values[11];
-	bool		nulls[11] = {0};
+	Datum		values[12];
+	bool		nulls[12] = {0};
 	uint64_t	x;
 
 	tupdesc = bs_info_begin(fcinfo, KIND, &ref);
@@ -263,31 +281,47 @@ bloom_info(PG_FUNCTION_ARGS)
 	values[1] = Int32GetDatum((int32) b.k);
 	values[2] = Int64GetDatum((int64) x);
 	values[3] = Float8GetDatum((double) x / (double) b.m);
-	values[4] = Float8GetDatum(bs_bloom_cardinality(b.m, b.k, x));
-	values[5] = Float8GetDatum(bs_bloom_fpr_from_fill(b.m, b.k, x));
+	values[4] = Float8GetDatum(bs_bloom_cardinality_of(&b));
+	values[5] = Float8GetDatum(bs_bloom_fpr_of(&b));
+	/* the last column since 1.3 (a 1.2 catalog's row ends before it) */
+	values[11] = CStringGetTextDatum(bs_layout_name(b.layout));
 	PG_RETURN_DATUM(bs_info_end(tupdesc, values, nulls, 6, &ref, true));
 }
 
 /* --- planning helpers --- */
 
+/* bloom_optimal_bits(capacity, fpr [, layout]): the bits of bloom_empty's filter */
 Datum
 bloom_optimal_bits(PG_FUNCTION_ARGS)
 {
 	double		n = (double) arg_positive_int64(fcinfo, 0, "capacity");
+	uint32_t	layout = layout_arg_or_classic(fcinfo, 2),
+				k;
 	uint64_t	m;
 
-	BS_TRY(bs_bloom_optimal_bits(n, PG_GETARG_FLOAT8(1), &m, BS_ERR), 0);
+	if (layout == BS_LAYOUT_CLASSIC)
+		BS_TRY(bs_bloom_optimal_bits(n, PG_GETARG_FLOAT8(1), &m, BS_ERR), 0);
+	else
+		BS_TRY(bs_bloom_shape_for(n, PG_GETARG_FLOAT8(1), layout, &m, &k, BS_ERR), 0);
 	PG_RETURN_INT64((int64) m);
 }
 
+/* bloom_optimal_hashes(bits, capacity [, layout]): the k with the lowest rate */
 Datum
 bloom_optimal_hashes(PG_FUNCTION_ARGS)
 {
 	int64		m = arg_positive_int64(fcinfo, 0, "bits");
 	double		n = (double) arg_positive_int64(fcinfo, 1, "capacity");
-	uint32_t	k;
+	uint32_t	layout = layout_arg_or_classic(fcinfo, 2),
+				k;
 
-	BS_TRY(bs_bloom_optimal_hashes((uint64_t) m, n, &k, BS_ERR), 0);
+	if (layout == BS_LAYOUT_CLASSIC)
+		BS_TRY(bs_bloom_optimal_hashes((uint64_t) m, n, &k, BS_ERR), 0);
+	else
+	{
+		BS_TRY(bs_bloom_check_layout_shape((uint64_t) m, 1, layout, BS_ERR), 0);
+		k = bs_blocked_best_hashes((uint64_t) m, n);
+	}
 	PG_RETURN_INT32((int32) k);
 }
 
@@ -323,8 +357,12 @@ bloom_fpr_estimate(PG_FUNCTION_ARGS)
 				n;
 	uint32_t	k;
 
-	planning_args(fcinfo, false, &m, &n, &k);
-	PG_RETURN_FLOAT8(bs_bloom_fpr_approx((double) m, (double) n, (double) k));
+	uint32_t	layout = layout_arg_or_classic(fcinfo, 3);
+
+	planning_args(fcinfo, layout != BS_LAYOUT_CLASSIC, &m, &n, &k);
+	if (layout != BS_LAYOUT_CLASSIC)
+		BS_TRY(bs_bloom_check_layout_shape(m, k, layout, BS_ERR), 0);
+	PG_RETURN_FLOAT8(bs_bloom_fpr_layout(layout, m, (double) n, k));
 }
 
 Datum

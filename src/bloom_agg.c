@@ -24,6 +24,7 @@
 #define DEFAULT_FPR 0.01
 
 PG_FUNCTION_INFO_V1(bloom_agg_trans);
+PG_FUNCTION_INFO_V1(bloom_agg_layout_trans);
 PG_FUNCTION_INFO_V1(bloom_agg_combine);
 PG_FUNCTION_INFO_V1(bloom_agg_final);
 PG_FUNCTION_INFO_V1(cbloom_agg_trans);
@@ -32,34 +33,69 @@ PG_FUNCTION_INFO_V1(cbloom_agg_final);
 BS_SKETCH_IO_FUNCTIONS(bloom_agg_state, KIND)
 
 /*
+ * The fixed state's shape for (capacity, fpr, layout).  A blocked shape takes
+ * a search (bs_blocked_optimal), so the call site keeps the last one in its
+ * memo; the memo only ever holds blocked shapes.
+ */
+static bs_status
+fixed_shape(FunctionCallInfo fcinfo, int64 capacity, double fpr, uint32_t layout,
+			uint64_t *m, uint32_t *k, bs_error *err)
+{
+	uint64_t	fbits,
+				mm,
+				kk;
+	bs_status	st;
+
+	if (layout != BS_LAYOUT_BLOCKED)
+		return bs_bloom_shape_for((double) capacity, fpr, layout, m, k, err);
+	memcpy(&fbits, &fpr, sizeof(fbits));
+	if (bs_memo_get(fcinfo, (uint64_t) capacity, fbits, &mm, &kk))
+	{
+		*m = mm;
+		*k = (uint32_t) kk;
+		return BS_OK;
+	}
+	st = bs_bloom_shape_for((double) capacity, fpr, layout, m, k, err);
+	if (st == BS_OK)
+		bs_memo_set(fcinfo, (uint64_t) capacity, fbits, *m, *k);
+	return st;
+}
+
+/*
  * bloom_agg_trans(state, value [, fpr]) or (state, value, capacity, fpr),
- * and cbloom_agg_trans(state, value [, fpr]) (counting).  Not strict: a NULL
- * value leaves the state as it is, and the parameters are checked before the
- * first state exists.
+ * bloom_agg_layout_trans(state, value, fpr, layout) or (state, value,
+ * capacity, fpr, layout), and cbloom_agg_trans(state, value [, fpr])
+ * (counting).  Not strict: a NULL value leaves the state as it is, and the
+ * parameters are checked before the first state exists.
  */
 static Datum
-builder_trans(FunctionCallInfo fcinfo, bool counting)
+builder_trans(FunctionCallInfo fcinfo, bool counting, bool has_layout)
 {
 	const char *name = counting ? "cbloom_agg" : "bloom_agg";
-	bool		fixed = !counting && PG_NARGS() == 4;
-	int			fpr_arg = PG_NARGS() - 1;
+	int			nparams = PG_NARGS() - (has_layout ? 1 : 0);
+	bool		fixed = !counting && nparams == 4;
+	int			fpr_arg = nparams - 1;
 	double		fpr = DEFAULT_FPR;
 	int64		capacity = 0;
+	uint32_t	layout = BS_LAYOUT_CLASSIC;
 	const bs_key_info *ki;
 	uint8_t    *s;
 	bs_builder_eo *eo = NULL;
 	uint64_t	h;
 
 	bs_require_agg_context(fcinfo, counting ? "cbloom_agg_trans" : "bloom_agg_trans");
-	if (PG_NARGS() >= 3)
+	if (nparams >= 3)
 	{
-		if (PG_ARGISNULL(fpr_arg) || (fixed && PG_ARGISNULL(2)))
+		if (PG_ARGISNULL(fpr_arg) || (fixed && PG_ARGISNULL(2)) ||
+			(has_layout && PG_ARGISNULL(nparams)))
 			ereport(ERROR,
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 					 errmsg("%s parameters must not be NULL", name)));
 		fpr = PG_GETARG_FLOAT8(fpr_arg);
 		if (fixed)
 			capacity = PG_GETARG_INT64(2);
+		if (has_layout)
+			layout = bs_layout_arg(fcinfo, nparams);
 	}
 
 	if (PG_ARGISNULL(0))
@@ -73,14 +109,22 @@ builder_trans(FunctionCallInfo fcinfo, bool counting)
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("capacity must be at least 1, got " INT64_FORMAT, capacity)));
 		if (fixed)
-			st = bs_builder_new_fixed((double) capacity, fpr, ki->family,
-									  BS_DEFAULT_SEED, &bs_palloc_allocator, &s, &err);
+		{
+			uint64_t	m = 0;
+			uint32_t	k = 0;
+
+			st = fixed_shape(fcinfo, capacity, fpr, layout, &m, &k, &err);
+			if (st == BS_OK)
+				st = bs_builder_new_fixed_shape((double) capacity, fpr, layout, m, k,
+												ki->family, BS_DEFAULT_SEED,
+												&bs_palloc_allocator, &s, &err);
+		}
 		else if (counting)
 			st = bs_builder_new_counting(fpr, ki->family, BS_DEFAULT_SEED,
 										 &bs_palloc_allocator, &s, &err);
 		else
-			st = bs_builder_new_auto(fpr, ki->family, BS_DEFAULT_SEED,
-									 &bs_palloc_allocator, &s, &err);
+			st = bs_builder_new_auto_layout(fpr, layout, ki->family, BS_DEFAULT_SEED,
+											&bs_palloc_allocator, &s, &err);
 		if (st != BS_OK)
 			bs_report(st, &err, 0);
 		if (PG_ARGISNULL(1))
@@ -91,7 +135,7 @@ builder_trans(FunctionCallInfo fcinfo, bool counting)
 		eo = bs_builder_state_rw(fcinfo, 0);
 		s = eo ? bs_builder_state_bytes(eo) : bs_state_arg(fcinfo, 0, KIND);
 		if (!bs_builder_same_target(s, fixed, (uint64_t) capacity, fpr) ||
-			bs_builder_is_counting(s) != counting)
+			bs_builder_is_counting(s) != counting || bs_builder_layout(s) != layout)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("%s parameters must be the same for every row of a group", name)));
@@ -117,13 +161,19 @@ builder_trans(FunctionCallInfo fcinfo, bool counting)
 Datum
 bloom_agg_trans(PG_FUNCTION_ARGS)
 {
-	return builder_trans(fcinfo, false);
+	return builder_trans(fcinfo, false, false);
+}
+
+Datum
+bloom_agg_layout_trans(PG_FUNCTION_ARGS)
+{
+	return builder_trans(fcinfo, false, true);
 }
 
 Datum
 cbloom_agg_trans(PG_FUNCTION_ARGS)
 {
-	return builder_trans(fcinfo, true);
+	return builder_trans(fcinfo, true, false);
 }
 
 /* Combine: merges the second state into the first, never changing the second. */
@@ -152,24 +202,24 @@ bloom_agg_combine(PG_FUNCTION_ARGS)
  * fill of millions of bits is exact enough not to warn by chance.
  */
 static void
-warn_if_overfull(const uint8_t *state, const uint8_t *filter, uint64_t m, uint32_t k)
+warn_if_overfull(const uint8_t *state, uint8_t *filter)
 {
 	bs_header	sh;
+	bs_bloom	b;
 	double		target,
 				fpr;
-	uint64_t	x;
 
 	bs_header_read(state, &sh);
 	if ((sh.p3 & (BS_BUILDER_DENSE | BS_BUILDER_FIXED)) != BS_BUILDER_DENSE)
 		return;
 	memcpy(&target, &sh.x, sizeof(target));
-	x = bs_popcount(filter + BS_HEADER_SIZE, bs_bloom_payload_bytes(m));
-	fpr = bs_bloom_fpr_from_fill(m, k, x);
+	bs_bloom_view(filter, &b);
+	fpr = bs_bloom_fpr_of(&b);
 	if (fpr > 1.2 * target)
 		ereport(WARNING,
 				(errcode(ERRCODE_WARNING),
 				 errmsg("bloom_agg: about %.0f distinct values exceed what an automatically sized filter holds at fpr %s; its false-positive rate is about %.3g",
-						bs_bloom_cardinality(m, k, x), bs_num(target).s, fpr),
+						bs_bloom_cardinality_of(&b), bs_num(target).s, fpr),
 				 errhint("Pass a capacity for the group: bloom_agg(x, capacity, fpr).")));
 }
 
@@ -188,7 +238,7 @@ bloom_agg_final(PG_FUNCTION_ARGS)
 	BS_TRY(bs_bloom_size(m, &total, BS_ERR), 0);
 	v = bs_new_sketch((size_t) total);
 	bs_builder_finish(s.data, m, k, BS_DATA(v));
-	warn_if_overfull(s.data, BS_DATA(v), m, k);
+	warn_if_overfull(s.data, BS_DATA(v));
 	bs_sketch_release(&s);
 	PG_RETURN_BYTEA_P(v);
 }

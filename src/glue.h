@@ -72,6 +72,29 @@ extern void bs_sketch_arg(FunctionCallInfo fcinfo, int argno, bs_kind kind,
 						  bs_sketch_ref *ref);
 extern void bs_sketch_release(bs_sketch_ref *ref);
 
+/*
+ * A bloom layout argument, 'classic' or 'blocked' (core/bloom.h's names);
+ * ERROR 22023 otherwise.  Inline, because bloom_agg reads it on every row:
+ * the two names are compared here, anything else goes to the core's parser
+ * (bloom.c), which gives the error.
+ */
+extern uint32_t bs_layout_arg_parse(text *t);
+
+static inline uint32_t
+bs_layout_arg(FunctionCallInfo fcinfo, int argno)
+{
+	text	   *t = PG_GETARG_TEXT_PP(argno);
+
+	if (VARSIZE_ANY_EXHDR(t) == 7)
+	{
+		if (memcmp(VARDATA_ANY(t), "blocked", 7) == 0)
+			return 1;			/* BS_LAYOUT_BLOCKED */
+		if (memcmp(VARDATA_ANY(t), "classic", 7) == 0)
+			return 0;			/* BS_LAYOUT_CLASSIC */
+	}
+	return bs_layout_arg_parse(t);
+}
+
 /* Count-Min width and depth of an aggregate's epsilon and delta arguments (cms.c). */
 extern void bs_cms_dims_arg(FunctionCallInfo fcinfo, int first, const char *caller,
 							uint64_t *width, uint64_t *depth);

@@ -692,12 +692,13 @@ exercise_bloom(uint8_t *buf, size_t len, unit_rng *r, fuzz_stats *fs)
 	{
 		uint64_t	h = unit_next(r);
 
-		(void) bs_bloom_contains_hash(b.bits, b.m, b.k, h);
-		bs_bloom_add_hash(b.bits, b.m, b.k, h);
-		if (!bs_bloom_contains_hash(b.bits, b.m, b.k, h))
+		(void) bs_bloom_contains(&b, h);
+		bs_bloom_add(&b, h);
+		if (!bs_bloom_contains(&b, h))
 			fs->bad_fn++;
 	}
-	(void) bs_bloom_cardinality(b.m, b.k, bs_popcount(b.bits, bs_bloom_payload_bytes(b.m)));
+	(void) bs_bloom_cardinality_of(&b);
+	(void) bs_bloom_fpr_of(&b);
 	if (bs_validate(buf, len, BS_KIND_BLOOM, true, NULL, NULL) != BS_OK)
 		fs->bad_revalidate++;
 }
@@ -710,9 +711,11 @@ finish_and_check(const uint8_t *s, const uint64_t *added, int nadded, fuzz_stats
 	uint32_t	k;
 	uint8_t    *out;
 	int			i;
+	bs_bloom	b;
 
 	bs_builder_result_shape(s, &m, &k);
-	if (bs_bloom_size(m, &total, NULL) != BS_OK || bs_bloom_check_shape(m, k, NULL) != BS_OK)
+	if (bs_bloom_size(m, &total, NULL) != BS_OK ||
+		bs_bloom_check_layout_shape(m, k, bs_builder_layout(s), NULL) != BS_OK)
 	{
 		fs->bad_result++;
 		return;
@@ -721,8 +724,9 @@ finish_and_check(const uint8_t *s, const uint64_t *added, int nadded, fuzz_stats
 	bs_builder_finish(s, m, k, out);
 	if (bs_validate(out, (size_t) total, BS_KIND_BLOOM, true, NULL, NULL) != BS_OK)
 		fs->bad_result++;
+	bs_bloom_view(out, &b);
 	for (i = 0; i < nadded; i++)
-		if (!bs_bloom_contains_hash(out + BS_HEADER_SIZE, m, k, added[i]))
+		if (!bs_bloom_contains(&b, added[i]))
 			fs->bad_fn++;
 	free(out);
 }

@@ -268,8 +268,12 @@ SELECT pg_temp.as_text(pg_temp.header(1, 16, 0, 0, 0, 1) || pg_temp.slots(16, '{
 \echo SQLSTATE :SQLSTATE
 SELECT pg_temp.as_text(pg_temp.header(1, 16, 0, 0, 0, 'NaN') || pg_temp.slots(16, '{}'))::bloom_agg_state;
 \echo SQLSTATE :SQLSTATE
--- unknown flags (0x1 dense, 0x2 fixed, 0x4 zero hash, 0x8 counting are known)
-SELECT pg_temp.as_text(pg_temp.header(1, 16, 0, 16, 0, 0.01) || pg_temp.slots(16, '{}'))::bloom_agg_state;
+-- unknown flags (0x1 dense, 0x2 fixed, 0x4 zero hash, 0x8 counting, 0x10 blocked are known)
+SELECT pg_temp.as_text(pg_temp.header(1, 16, 0, 32, 0, 0.01) || pg_temp.slots(16, '{}'))::bloom_agg_state;
+\echo SQLSTATE :SQLSTATE
+-- blocked: an exact state may be blocked, a counting one may not
+SELECT length(pg_temp.as_text(pg_temp.header(1, 16, 0, 16, 0, 0.01) || pg_temp.slots(16, '{}'))::bloom_agg_state::text);
+SELECT pg_temp.as_text(pg_temp.header(1, 16, 0, 24, 0, 0.01) || pg_temp.slots(16, '{}'))::bloom_agg_state;
 \echo SQLSTATE :SQLSTATE
 -- table size not a power of two, too small, too large; hashes field set
 SELECT pg_temp.as_text(pg_temp.header(1, 24, 0, 0, 0, 0.01) || pg_temp.slots(24, '{}'))::bloom_agg_state;

@@ -32,143 +32,77 @@ CREATE FUNCTION bloom_fpr_estimate(bits bigint, capacity bigint, hashes integer,
   AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION bloom_fpr_estimate(bigint, bigint, integer, text) IS 'false-positive rate of the layout: classic (1 - e^(-kn/m))^k, blocked the binomial mixture over the keys per 512-bit block (Putze et al.)';
 
--- bloom_agg with a layout
-CREATE FUNCTION bloom_agg_trans(bloom_agg_state, anyelement, double precision, text) RETURNS bloom_agg_state
-  AS 'MODULE_PATHNAME', 'bloom_agg_layout_trans' LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
-COMMENT ON FUNCTION bloom_agg_trans(bloom_agg_state, anyelement, double precision, text) IS 'transition function of bloom_agg(value, fpr, layout)';
+-- bloom_agg with a layout: bloom_agg(value, capacity, fpr, layout), capacity NULL for a filter sized
+-- for the distinct count seen.  (A form bloom_agg(value, fpr, layout) would take calls that 1.2
+-- resolves to bloom_agg(value, capacity, fpr), like bloom_agg(x, 1000, '0.01'), because an unknown
+-- literal prefers text.)
 CREATE FUNCTION bloom_agg_trans(bloom_agg_state, anyelement, bigint, double precision, text) RETURNS bloom_agg_state
   AS 'MODULE_PATHNAME', 'bloom_agg_layout_trans' LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
 COMMENT ON FUNCTION bloom_agg_trans(bloom_agg_state, anyelement, bigint, double precision, text) IS 'transition function of bloom_agg(value, capacity, fpr, layout)';
 
-CREATE AGGREGATE bloom_agg(smallint, double precision, text) (
-  SFUNC = bloom_agg_trans, STYPE = bloom_agg_state, SSPACE = 256,
-  COMBINEFUNC = bloom_agg_combine, FINALFUNC = bloom_agg_final, FINALFUNC_MODIFY = READ_ONLY,
-  PARALLEL = SAFE
-);
-COMMENT ON AGGREGATE bloom_agg(smallint, double precision, text) IS 'Bloom filter of the group''s values at false-positive rate fpr in the layout ''classic'' or ''blocked'', sized for the distinct count seen';
 CREATE AGGREGATE bloom_agg(smallint, bigint, double precision, text) (
   SFUNC = bloom_agg_trans, STYPE = bloom_agg_state, SSPACE = 8192,
   COMBINEFUNC = bloom_agg_combine, FINALFUNC = bloom_agg_final, FINALFUNC_MODIFY = READ_ONLY,
   PARALLEL = SAFE
 );
-COMMENT ON AGGREGATE bloom_agg(smallint, bigint, double precision, text) IS 'Bloom filter of the group''s values with the shape of bloom_empty(capacity, fpr, layout)';
-CREATE AGGREGATE bloom_agg(integer, double precision, text) (
-  SFUNC = bloom_agg_trans, STYPE = bloom_agg_state, SSPACE = 256,
-  COMBINEFUNC = bloom_agg_combine, FINALFUNC = bloom_agg_final, FINALFUNC_MODIFY = READ_ONLY,
-  PARALLEL = SAFE
-);
-COMMENT ON AGGREGATE bloom_agg(integer, double precision, text) IS 'Bloom filter of the group''s values at false-positive rate fpr in the layout ''classic'' or ''blocked'', sized for the distinct count seen';
+COMMENT ON AGGREGATE bloom_agg(smallint, bigint, double precision, text) IS 'Bloom filter of the group''s values in the layout ''classic'' or ''blocked'': with the shape of bloom_empty(capacity, fpr, layout), or, capacity NULL, sized for the distinct count seen';
 CREATE AGGREGATE bloom_agg(integer, bigint, double precision, text) (
   SFUNC = bloom_agg_trans, STYPE = bloom_agg_state, SSPACE = 8192,
   COMBINEFUNC = bloom_agg_combine, FINALFUNC = bloom_agg_final, FINALFUNC_MODIFY = READ_ONLY,
   PARALLEL = SAFE
 );
-COMMENT ON AGGREGATE bloom_agg(integer, bigint, double precision, text) IS 'Bloom filter of the group''s values with the shape of bloom_empty(capacity, fpr, layout)';
-CREATE AGGREGATE bloom_agg(bigint, double precision, text) (
-  SFUNC = bloom_agg_trans, STYPE = bloom_agg_state, SSPACE = 256,
-  COMBINEFUNC = bloom_agg_combine, FINALFUNC = bloom_agg_final, FINALFUNC_MODIFY = READ_ONLY,
-  PARALLEL = SAFE
-);
-COMMENT ON AGGREGATE bloom_agg(bigint, double precision, text) IS 'Bloom filter of the group''s values at false-positive rate fpr in the layout ''classic'' or ''blocked'', sized for the distinct count seen';
+COMMENT ON AGGREGATE bloom_agg(integer, bigint, double precision, text) IS 'Bloom filter of the group''s values in the layout ''classic'' or ''blocked'': with the shape of bloom_empty(capacity, fpr, layout), or, capacity NULL, sized for the distinct count seen';
 CREATE AGGREGATE bloom_agg(bigint, bigint, double precision, text) (
   SFUNC = bloom_agg_trans, STYPE = bloom_agg_state, SSPACE = 8192,
   COMBINEFUNC = bloom_agg_combine, FINALFUNC = bloom_agg_final, FINALFUNC_MODIFY = READ_ONLY,
   PARALLEL = SAFE
 );
-COMMENT ON AGGREGATE bloom_agg(bigint, bigint, double precision, text) IS 'Bloom filter of the group''s values with the shape of bloom_empty(capacity, fpr, layout)';
-CREATE AGGREGATE bloom_agg(text, double precision, text) (
-  SFUNC = bloom_agg_trans, STYPE = bloom_agg_state, SSPACE = 256,
-  COMBINEFUNC = bloom_agg_combine, FINALFUNC = bloom_agg_final, FINALFUNC_MODIFY = READ_ONLY,
-  PARALLEL = SAFE
-);
-COMMENT ON AGGREGATE bloom_agg(text, double precision, text) IS 'Bloom filter of the group''s values at false-positive rate fpr in the layout ''classic'' or ''blocked'', sized for the distinct count seen';
+COMMENT ON AGGREGATE bloom_agg(bigint, bigint, double precision, text) IS 'Bloom filter of the group''s values in the layout ''classic'' or ''blocked'': with the shape of bloom_empty(capacity, fpr, layout), or, capacity NULL, sized for the distinct count seen';
 CREATE AGGREGATE bloom_agg(text, bigint, double precision, text) (
   SFUNC = bloom_agg_trans, STYPE = bloom_agg_state, SSPACE = 8192,
   COMBINEFUNC = bloom_agg_combine, FINALFUNC = bloom_agg_final, FINALFUNC_MODIFY = READ_ONLY,
   PARALLEL = SAFE
 );
-COMMENT ON AGGREGATE bloom_agg(text, bigint, double precision, text) IS 'Bloom filter of the group''s values with the shape of bloom_empty(capacity, fpr, layout)';
-CREATE AGGREGATE bloom_agg(bytea, double precision, text) (
-  SFUNC = bloom_agg_trans, STYPE = bloom_agg_state, SSPACE = 256,
-  COMBINEFUNC = bloom_agg_combine, FINALFUNC = bloom_agg_final, FINALFUNC_MODIFY = READ_ONLY,
-  PARALLEL = SAFE
-);
-COMMENT ON AGGREGATE bloom_agg(bytea, double precision, text) IS 'Bloom filter of the group''s values at false-positive rate fpr in the layout ''classic'' or ''blocked'', sized for the distinct count seen';
+COMMENT ON AGGREGATE bloom_agg(text, bigint, double precision, text) IS 'Bloom filter of the group''s values in the layout ''classic'' or ''blocked'': with the shape of bloom_empty(capacity, fpr, layout), or, capacity NULL, sized for the distinct count seen';
 CREATE AGGREGATE bloom_agg(bytea, bigint, double precision, text) (
   SFUNC = bloom_agg_trans, STYPE = bloom_agg_state, SSPACE = 8192,
   COMBINEFUNC = bloom_agg_combine, FINALFUNC = bloom_agg_final, FINALFUNC_MODIFY = READ_ONLY,
   PARALLEL = SAFE
 );
-COMMENT ON AGGREGATE bloom_agg(bytea, bigint, double precision, text) IS 'Bloom filter of the group''s values with the shape of bloom_empty(capacity, fpr, layout)';
-CREATE AGGREGATE bloom_agg(uuid, double precision, text) (
-  SFUNC = bloom_agg_trans, STYPE = bloom_agg_state, SSPACE = 256,
-  COMBINEFUNC = bloom_agg_combine, FINALFUNC = bloom_agg_final, FINALFUNC_MODIFY = READ_ONLY,
-  PARALLEL = SAFE
-);
-COMMENT ON AGGREGATE bloom_agg(uuid, double precision, text) IS 'Bloom filter of the group''s values at false-positive rate fpr in the layout ''classic'' or ''blocked'', sized for the distinct count seen';
+COMMENT ON AGGREGATE bloom_agg(bytea, bigint, double precision, text) IS 'Bloom filter of the group''s values in the layout ''classic'' or ''blocked'': with the shape of bloom_empty(capacity, fpr, layout), or, capacity NULL, sized for the distinct count seen';
 CREATE AGGREGATE bloom_agg(uuid, bigint, double precision, text) (
   SFUNC = bloom_agg_trans, STYPE = bloom_agg_state, SSPACE = 8192,
   COMBINEFUNC = bloom_agg_combine, FINALFUNC = bloom_agg_final, FINALFUNC_MODIFY = READ_ONLY,
   PARALLEL = SAFE
 );
-COMMENT ON AGGREGATE bloom_agg(uuid, bigint, double precision, text) IS 'Bloom filter of the group''s values with the shape of bloom_empty(capacity, fpr, layout)';
-CREATE AGGREGATE bloom_agg(double precision, double precision, text) (
-  SFUNC = bloom_agg_trans, STYPE = bloom_agg_state, SSPACE = 256,
-  COMBINEFUNC = bloom_agg_combine, FINALFUNC = bloom_agg_final, FINALFUNC_MODIFY = READ_ONLY,
-  PARALLEL = SAFE
-);
-COMMENT ON AGGREGATE bloom_agg(double precision, double precision, text) IS 'Bloom filter of the group''s values at false-positive rate fpr in the layout ''classic'' or ''blocked'', sized for the distinct count seen';
+COMMENT ON AGGREGATE bloom_agg(uuid, bigint, double precision, text) IS 'Bloom filter of the group''s values in the layout ''classic'' or ''blocked'': with the shape of bloom_empty(capacity, fpr, layout), or, capacity NULL, sized for the distinct count seen';
 CREATE AGGREGATE bloom_agg(double precision, bigint, double precision, text) (
   SFUNC = bloom_agg_trans, STYPE = bloom_agg_state, SSPACE = 8192,
   COMBINEFUNC = bloom_agg_combine, FINALFUNC = bloom_agg_final, FINALFUNC_MODIFY = READ_ONLY,
   PARALLEL = SAFE
 );
-COMMENT ON AGGREGATE bloom_agg(double precision, bigint, double precision, text) IS 'Bloom filter of the group''s values with the shape of bloom_empty(capacity, fpr, layout)';
-CREATE AGGREGATE bloom_agg(numeric, double precision, text) (
-  SFUNC = bloom_agg_trans, STYPE = bloom_agg_state, SSPACE = 256,
-  COMBINEFUNC = bloom_agg_combine, FINALFUNC = bloom_agg_final, FINALFUNC_MODIFY = READ_ONLY,
-  PARALLEL = SAFE
-);
-COMMENT ON AGGREGATE bloom_agg(numeric, double precision, text) IS 'Bloom filter of the group''s values at false-positive rate fpr in the layout ''classic'' or ''blocked'', sized for the distinct count seen';
+COMMENT ON AGGREGATE bloom_agg(double precision, bigint, double precision, text) IS 'Bloom filter of the group''s values in the layout ''classic'' or ''blocked'': with the shape of bloom_empty(capacity, fpr, layout), or, capacity NULL, sized for the distinct count seen';
 CREATE AGGREGATE bloom_agg(numeric, bigint, double precision, text) (
   SFUNC = bloom_agg_trans, STYPE = bloom_agg_state, SSPACE = 8192,
   COMBINEFUNC = bloom_agg_combine, FINALFUNC = bloom_agg_final, FINALFUNC_MODIFY = READ_ONLY,
   PARALLEL = SAFE
 );
-COMMENT ON AGGREGATE bloom_agg(numeric, bigint, double precision, text) IS 'Bloom filter of the group''s values with the shape of bloom_empty(capacity, fpr, layout)';
-CREATE AGGREGATE bloom_agg(date, double precision, text) (
-  SFUNC = bloom_agg_trans, STYPE = bloom_agg_state, SSPACE = 256,
-  COMBINEFUNC = bloom_agg_combine, FINALFUNC = bloom_agg_final, FINALFUNC_MODIFY = READ_ONLY,
-  PARALLEL = SAFE
-);
-COMMENT ON AGGREGATE bloom_agg(date, double precision, text) IS 'Bloom filter of the group''s values at false-positive rate fpr in the layout ''classic'' or ''blocked'', sized for the distinct count seen';
+COMMENT ON AGGREGATE bloom_agg(numeric, bigint, double precision, text) IS 'Bloom filter of the group''s values in the layout ''classic'' or ''blocked'': with the shape of bloom_empty(capacity, fpr, layout), or, capacity NULL, sized for the distinct count seen';
 CREATE AGGREGATE bloom_agg(date, bigint, double precision, text) (
   SFUNC = bloom_agg_trans, STYPE = bloom_agg_state, SSPACE = 8192,
   COMBINEFUNC = bloom_agg_combine, FINALFUNC = bloom_agg_final, FINALFUNC_MODIFY = READ_ONLY,
   PARALLEL = SAFE
 );
-COMMENT ON AGGREGATE bloom_agg(date, bigint, double precision, text) IS 'Bloom filter of the group''s values with the shape of bloom_empty(capacity, fpr, layout)';
-CREATE AGGREGATE bloom_agg(timestamp, double precision, text) (
-  SFUNC = bloom_agg_trans, STYPE = bloom_agg_state, SSPACE = 256,
-  COMBINEFUNC = bloom_agg_combine, FINALFUNC = bloom_agg_final, FINALFUNC_MODIFY = READ_ONLY,
-  PARALLEL = SAFE
-);
-COMMENT ON AGGREGATE bloom_agg(timestamp, double precision, text) IS 'Bloom filter of the group''s values at false-positive rate fpr in the layout ''classic'' or ''blocked'', sized for the distinct count seen';
+COMMENT ON AGGREGATE bloom_agg(date, bigint, double precision, text) IS 'Bloom filter of the group''s values in the layout ''classic'' or ''blocked'': with the shape of bloom_empty(capacity, fpr, layout), or, capacity NULL, sized for the distinct count seen';
 CREATE AGGREGATE bloom_agg(timestamp, bigint, double precision, text) (
   SFUNC = bloom_agg_trans, STYPE = bloom_agg_state, SSPACE = 8192,
   COMBINEFUNC = bloom_agg_combine, FINALFUNC = bloom_agg_final, FINALFUNC_MODIFY = READ_ONLY,
   PARALLEL = SAFE
 );
-COMMENT ON AGGREGATE bloom_agg(timestamp, bigint, double precision, text) IS 'Bloom filter of the group''s values with the shape of bloom_empty(capacity, fpr, layout)';
-CREATE AGGREGATE bloom_agg(timestamptz, double precision, text) (
-  SFUNC = bloom_agg_trans, STYPE = bloom_agg_state, SSPACE = 256,
-  COMBINEFUNC = bloom_agg_combine, FINALFUNC = bloom_agg_final, FINALFUNC_MODIFY = READ_ONLY,
-  PARALLEL = SAFE
-);
-COMMENT ON AGGREGATE bloom_agg(timestamptz, double precision, text) IS 'Bloom filter of the group''s values at false-positive rate fpr in the layout ''classic'' or ''blocked'', sized for the distinct count seen';
+COMMENT ON AGGREGATE bloom_agg(timestamp, bigint, double precision, text) IS 'Bloom filter of the group''s values in the layout ''classic'' or ''blocked'': with the shape of bloom_empty(capacity, fpr, layout), or, capacity NULL, sized for the distinct count seen';
 CREATE AGGREGATE bloom_agg(timestamptz, bigint, double precision, text) (
   SFUNC = bloom_agg_trans, STYPE = bloom_agg_state, SSPACE = 8192,
   COMBINEFUNC = bloom_agg_combine, FINALFUNC = bloom_agg_final, FINALFUNC_MODIFY = READ_ONLY,
   PARALLEL = SAFE
 );
-COMMENT ON AGGREGATE bloom_agg(timestamptz, bigint, double precision, text) IS 'Bloom filter of the group''s values with the shape of bloom_empty(capacity, fpr, layout)';
+COMMENT ON AGGREGATE bloom_agg(timestamptz, bigint, double precision, text) IS 'Bloom filter of the group''s values in the layout ''classic'' or ''blocked'': with the shape of bloom_empty(capacity, fpr, layout), or, capacity NULL, sized for the distinct count seen';

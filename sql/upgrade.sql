@@ -1,7 +1,8 @@
 --
 -- upgrade: version 1.0 as released, then ALTER EXTENSION bloomsketch UPDATE
--- to 1.1 (bloomsketch--1.0--1.1.sql adds cbloom) and to 1.2
--- (bloomsketch--1.1--1.2.sql adds = and hashing for topk) with sketches of
+-- to 1.1 (bloomsketch--1.0--1.1.sql adds cbloom), to 1.2
+-- (bloomsketch--1.1--1.2.sql adds = and hashing for topk) and to 1.3
+-- (bloomsketch--1.2--1.3.sql adds the blocked layout) with sketches of
 -- every 1.0 type stored in tables: they read the same after each update,
 -- answer the same, and mix with the new type.  Runs in its own database.
 --
@@ -58,7 +59,7 @@ UPDATE daily SET live = cbloom_remove(live, 42);
 SELECT day, live @> 42 AS has42_after_removal, cbloom_count(live, 43) AS count43 FROM daily ORDER BY day;
 
 -- 1.2: the stored topk sketches compare and group by their bytes.
-ALTER EXTENSION bloomsketch UPDATE;
+ALTER EXTENSION bloomsketch UPDATE TO '1.2';
 SELECT extversion FROM pg_extension WHERE extname = 'bloomsketch';
 SELECT d.day, d.top = (SELECT top FROM daily WHERE day = d.day) AS equal_to_itself,
        d.top <> (SELECT top FROM daily WHERE day = '2026-11-01') AS differs_from_first_day,
@@ -66,6 +67,27 @@ SELECT d.day, d.top = (SELECT top FROM daily WHERE day = d.day) AS equal_to_itse
 FROM daily d JOIN before b USING (day) ORDER BY d.day;
 SELECT sum(n) AS days, count(*) AS groups_by_sketch
 FROM (SELECT top, count(*) AS n FROM daily GROUP BY top) g;
+
+-- 1.3: the blocked layout.  Before the update the 1.2 catalog's bloom_info
+-- (11 columns) still works with the new library; after it, bloom_info has a
+-- last column layout, the stored filters are classic, keep their bytes and
+-- answers, and a blocked column sits beside them.
+SELECT day, (bloom_info(visitors)).bits > 0 AS info_works_before, to_regprocedure('bloom_empty(bigint, double precision, text)') IS NULL AS no_layout_in_1_2
+FROM daily ORDER BY day;
+ALTER EXTENSION bloomsketch UPDATE;
+SELECT extversion FROM pg_extension WHERE extname = 'bloomsketch';
+SELECT b.day, d.visitors::text = b.v AS visitors_same, d.capped::text = b.c AS capped_same,
+       (d.visitors @> 300) = b.has300 AS lookup_same,
+       (bloom_info(d.visitors)).layout AS visitors_layout, (bloom_info(d.capped)).layout AS capped_layout
+FROM daily d JOIN before b USING (day) ORDER BY b.day;
+SELECT * FROM daily_view ORDER BY day;
+ALTER TABLE daily ADD COLUMN fast bloom;
+UPDATE daily SET fast = (SELECT bloom_agg(u, 10000, 0.01, 'blocked') FROM generate_series(1, 3000) u
+                         WHERE u % 3 = extract(day FROM day)::int - 1 OR u < 100);
+SELECT day, (bloom_info(fast)).layout, fast @> 42 AS has42, visitors @> 42 AS stored_has42,
+       bloom_union_agg(fast) OVER () @> 2999 AS rollup_ok
+FROM daily ORDER BY day;
+SELECT bloom_union(fast, capped) FROM daily LIMIT 1;
 
 -- Every member of the updated extension is documented.
 SELECT count(*) AS undocumented_members

@@ -63,8 +63,8 @@ fixed_shape(FunctionCallInfo fcinfo, int64 capacity, double fpr, uint32_t layout
 
 /*
  * bloom_agg_trans(state, value [, fpr]) or (state, value, capacity, fpr),
- * bloom_agg_layout_trans(state, value, fpr, layout) or (state, value,
- * capacity, fpr, layout), and cbloom_agg_trans(state, value [, fpr])
+ * bloom_agg_layout_trans(state, value, capacity, fpr, layout), capacity NULL
+ * for the auto-sized filter, and cbloom_agg_trans(state, value [, fpr])
  * (counting).  Not strict: a NULL value leaves the state as it is, and the
  * parameters are checked before the first state exists.
  */
@@ -73,7 +73,8 @@ builder_trans(FunctionCallInfo fcinfo, bool counting, bool has_layout)
 {
 	const char *name = counting ? "cbloom_agg" : "bloom_agg";
 	int			nparams = PG_NARGS() - (has_layout ? 1 : 0);
-	bool		fixed = !counting && nparams == 4;
+	/* with a layout, a NULL capacity asks for the auto-sized filter */
+	bool		fixed = !counting && nparams == 4 && !(has_layout && PG_ARGISNULL(2));
 	int			fpr_arg = nparams - 1;
 	double		fpr = DEFAULT_FPR;
 	int64		capacity = 0;

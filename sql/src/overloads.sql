@@ -84,16 +84,10 @@ COMMENT ON AGGREGATE cbloom_agg(@T@, bigint, double precision, integer) IS 'coun
 -- @end
 
 -- @template bloom_agg_layout 1.3
-CREATE AGGREGATE bloom_agg(@T@, double precision, text) (
-  SFUNC = bloom_agg_trans, STYPE = bloom_agg_state, SSPACE = 256,
-  COMBINEFUNC = bloom_agg_combine, FINALFUNC = bloom_agg_final, FINALFUNC_MODIFY = READ_ONLY,
-  PARALLEL = SAFE
-);
-COMMENT ON AGGREGATE bloom_agg(@T@, double precision, text) IS 'Bloom filter of the group''s values at false-positive rate fpr in the layout ''classic'' or ''blocked'', sized for the distinct count seen';
 CREATE AGGREGATE bloom_agg(@T@, bigint, double precision, text) (
   SFUNC = bloom_agg_trans, STYPE = bloom_agg_state, SSPACE = 8192,
   COMBINEFUNC = bloom_agg_combine, FINALFUNC = bloom_agg_final, FINALFUNC_MODIFY = READ_ONLY,
   PARALLEL = SAFE
 );
-COMMENT ON AGGREGATE bloom_agg(@T@, bigint, double precision, text) IS 'Bloom filter of the group''s values with the shape of bloom_empty(capacity, fpr, layout)';
+COMMENT ON AGGREGATE bloom_agg(@T@, bigint, double precision, text) IS 'Bloom filter of the group''s values in the layout ''classic'' or ''blocked'': with the shape of bloom_empty(capacity, fpr, layout), or, capacity NULL, sized for the distinct count seen';
 -- @end

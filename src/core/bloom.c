@@ -253,20 +253,22 @@ bs_bloom_view(uint8_t *buf, bs_bloom *b)
 bs_status
 bs_bloom_check_mergeable(const bs_bloom *a, const bs_bloom *b, bs_error *err)
 {
+	if (a->layout != b->layout)
+	{
+		bs_fail(err, BS_ERR_SHAPE,
+				"cannot merge a %s bloom filter with a %s bloom filter",
+				bs_layout_name(a->layout), bs_layout_name(b->layout));
+		bs_error_detail(err, "The first has %" PRIu64 " bits and %u hashes, the second %" PRIu64 " bits and %u hashes.",
+						a->m, a->k, b->m, b->k);
+		bs_error_hint(err, "Filters merge only with filters of the same layout and shape: build both with the same capacity, fpr and layout.");
+		return BS_ERR_SHAPE;
+	}
 	if (a->m != b->m || a->k != b->k || a->seed != b->seed)
 	{
 		bs_fail(err, BS_ERR_SHAPE,
 				"cannot merge bloom filters of different shapes: %" PRIu64 " bits with %u hashes (seed %" PRIu64 ") and %" PRIu64 " bits with %u hashes (seed %" PRIu64 ")",
 				a->m, a->k, a->seed, b->m, b->k, b->seed);
 		bs_error_hint(err, "Merge filters built with the same capacity and fpr, or the same bits and hashes. bloom_agg(x) without a capacity sizes each group's filter for that group alone; build filters you will merge with bloom_agg(x, capacity, fpr), the capacity fitting the merged set.");
-		return BS_ERR_SHAPE;
-	}
-	if (a->layout != b->layout)
-	{
-		bs_fail(err, BS_ERR_SHAPE,
-				"cannot merge a %s bloom filter with a %s bloom filter",
-				bs_layout_name(a->layout), bs_layout_name(b->layout));
-		bs_error_hint(err, "Filters merge only with filters of the same layout, made with the same layout argument.");
 		return BS_ERR_SHAPE;
 	}
 	if (!bs_family_compatible(a->family, b->family))

@@ -911,7 +911,15 @@ bs_builder_check(const bs_header *h, const uint8_t *payload, uint64_t plen,
 		if (h->p3 & BS_BUILDER_HASZERO ||
 			((h->p3 & BS_BUILDER_FIXED) ? h->n < 1 || h->n > (UINT64_C(1) << 53) : h->n != 0))
 			return bs_fail(err, BS_ERR_FORMAT, "dense bloom_agg_state has an invalid count %" PRIu64, h->n);
-		if (h->p3 & BS_BUILDER_FIXED)
+		/*
+		 * The shape must be the one the target implies.  The blocked sizing
+		 * is a search (hundreds of microseconds), so the quick check, which
+		 * every final function runs, leaves it to the deep one: the length
+		 * check below already keeps every read inside the value.
+		 */
+		if (!deep && layout == BS_LAYOUT_BLOCKED)
+			;
+		else if (h->p3 & BS_BUILDER_FIXED)
 		{
 			uint64_t	m = 0;
 			uint32_t	k = 0;

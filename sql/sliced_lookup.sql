@@ -10,7 +10,9 @@
 -- blocks read, which show that the sliced path is taken.  Bad stored values
 -- (a header that disagrees with the stored size) are XX001.
 --
+SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS bloomsketch;
+RESET client_min_messages;
 SET max_parallel_workers_per_gather = 0;
 -- 4 filters of 1.2 MB (600 TOAST chunks each), 2000 keys each
 CREATE TABLE sl_bloom (id int, f bloom);
@@ -33,10 +35,10 @@ SELECT 'bloom' AS kind, count(*) AS values, min(pg_column_size(f)) AS min_stored
 UNION ALL SELECT 'cbloom', count(*), min(pg_column_size(f)) FROM sl_cbloom
 UNION ALL SELECT 'cms', count(*), min(pg_column_size(f)) FROM sl_cms
 UNION ALL SELECT 'cms compressed', count(*), max(pg_column_size(fc)) FROM sl_cms;
--- keys: added ones (i * 7919 + 1, every 20th) and others
+-- keys: added ones (i * 7919 + 1, every 40th) and others
 CREATE TABLE sl_keys AS
-SELECT (i * 7919 + 1)::bigint AS k FROM generate_series(1, 2000, 20) i
-UNION ALL SELECT k FROM generate_series(1, 400000, 4001) k;
+SELECT (i * 7919 + 1)::bigint AS k FROM generate_series(1, 2000, 40) i
+UNION ALL SELECT k FROM generate_series(1, 400000, 8001) k;
 -- For each key, the stored sketches are scanned in turn (a subplan per key),
 -- so every lookup meets another value than the previous one: all sliced.
 SELECT count(*) AS keys,

@@ -28,7 +28,7 @@
  *
  * Everything else takes the full read of bs_sketch_arg: inline or compressed
  * values, values of fewer than BS_SLICED_MIN_CHUNKS chunks (a full read is
- * then about as cheap), and a value probed again right after a sliced lookup
+ * then as fast), and a value probed again right after a sliced lookup
  * of it at the same call site, as in WHERE (SELECT f FROM ...) @> u: from
  * its second probe on, it is detoasted once and kept in fn_extra.
  */
@@ -42,8 +42,13 @@
 
 #include "core/probe_ranges.h"
 
-/* Values with fewer chunks are read whole (16 chunks are about 32 kB). */
-#define BS_SLICED_MIN_CHUNKS 16
+/*
+ * Values with fewer chunks are read whole (128 chunks are about 250 kB).  A
+ * sliced lookup costs about ten index scans of the TOAST relation (the first
+ * and last chunks, one per probe), each about as dear as reading ten chunks
+ * in one scan, so below about a hundred chunks the full read is as fast.
+ */
+#define BS_SLICED_MIN_CHUNKS 128
 
 /* Chunks one lookup fetches: the first, the last, and two per probe range. */
 #define BS_SLICED_MAX_CHUNKS (2 + 2 * BS_PROBE_RANGES_MAX)

@@ -135,12 +135,15 @@ contains(FunctionCallInfo fcinfo, int sketch_arg, int key_arg)
 	const bs_key_info *ki = bs_key_arg(fcinfo, key_arg);
 	bs_sketch_ref ref;
 	bs_bloom	b;
+	uint64_t	h;
 	bool		found;
 
-	bs_sketch_arg(fcinfo, sketch_arg, KIND, &ref);
+	bs_sketch_arg_lookup(fcinfo, sketch_arg, KIND, &ref);
 	bs_bloom_view(ref.data, &b);
 	bs_check_family(b.family, ki, "bloom filter");
-	found = bs_bloom_contains(&b, bs_key_hash(ki, PG_GETARG_DATUM(key_arg), b.seed));
+	h = bs_key_hash(ki, PG_GETARG_DATUM(key_arg), b.seed);
+	bs_sketch_ref_probe(&ref, h);
+	found = bs_bloom_contains(&b, h);
 	bs_sketch_release(&ref);
 	return found;
 }

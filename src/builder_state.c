@@ -215,4 +215,5 @@ bs_builder_state_arg(FunctionCallInfo fcinfo, int argno, bs_sketch_ref *ref)
 	ref->data = eo->state;
 	ref->len = bs_builder_size(eo->state);
 	ref->to_free = NULL;
+	ref->sliced = NULL;
 }

@@ -32,6 +32,7 @@ typedef struct bs_call_cache
 {
 	bs_call_head head;			/* first: glue.h's inline functions read it */
 	bs_cached_sketch sketches[BS_CACHED_ARGS];
+	void	   *slots[BS_CACHED_ARGS];	/* sliced.c's state, per argument */
 } bs_call_cache;
 
 static bs_call_cache *
@@ -54,6 +55,14 @@ bs_key_arg_resolve(FunctionCallInfo fcinfo, int argno)
 		c->head.key_ready = true;
 	}
 	return &c->head.key;
+}
+
+void	  **
+bs_call_slot(FunctionCallInfo fcinfo, int argno)
+{
+	if (argno < 0 || argno >= BS_CACHED_ARGS)
+		return NULL;
+	return &get_cache(fcinfo)->slots[argno];
 }
 
 void
@@ -125,6 +134,7 @@ bs_sketch_arg(FunctionCallInfo fcinfo, int argno, bs_kind kind, bs_sketch_ref *r
 		ref->data = (uint8_t *) VARDATA_ANY(c->sketch);
 		ref->len = VARSIZE_ANY_EXHDR(c->sketch);
 		ref->to_free = NULL;
+		ref->sliced = NULL;
 		return;
 	}
 
@@ -133,6 +143,7 @@ bs_sketch_arg(FunctionCallInfo fcinfo, int argno, bs_kind kind, bs_sketch_ref *r
 	ref->data = (uint8_t *) VARDATA_ANY(v);
 	ref->len = VARSIZE_ANY_EXHDR(v);
 	ref->to_free = (v != raw) ? v : NULL;
+	ref->sliced = NULL;
 	quick_check(ref->data, ref->len, kind);
 }
 

@@ -126,10 +126,11 @@ lookup(FunctionCallInfo fcinfo, int sketch_arg, int key_arg, bool count)
 	uint64_t	h;
 	uint32_t	r;
 
-	bs_sketch_arg(fcinfo, sketch_arg, KIND, &ref);
+	bs_sketch_arg_lookup(fcinfo, sketch_arg, KIND, &ref);
 	bs_cbloom_view(ref.data, &c);
 	bs_check_family(c.family, ki, "counting bloom filter");
 	h = bs_key_hash(ki, PG_GETARG_DATUM(key_arg), c.seed);
+	bs_sketch_ref_probe(&ref, h);
 	r = count ? bs_cbloom_count_hash(&c, h) : bs_cbloom_contains_hash(&c, h);
 	bs_sketch_release(&ref);
 	return r;

@@ -121,12 +121,15 @@ cms_frequency(PG_FUNCTION_ARGS)
 	const bs_key_info *ki = bs_key_arg(fcinfo, 1);
 	bs_sketch_ref ref;
 	bs_cms		c;
-	uint64_t	f;
+	uint64_t	h,
+				f;
 
-	bs_sketch_arg(fcinfo, 0, KIND, &ref);
+	bs_sketch_arg_lookup(fcinfo, 0, KIND, &ref);
 	bs_cms_view(ref.data, &c);
 	bs_check_family(c.family, ki, "count-min sketch");
-	f = bs_cms_frequency(&c, bs_key_hash(ki, PG_GETARG_DATUM(1), c.seed));
+	h = bs_key_hash(ki, PG_GETARG_DATUM(1), c.seed);
+	bs_sketch_ref_probe(&ref, h);
+	f = bs_cms_frequency(&c, h);
 	bs_sketch_release(&ref);
 	PG_RETURN_INT64((int64) f);
 }

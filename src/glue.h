@@ -54,12 +54,15 @@ extern const bs_allocator bs_palloc_allocator;
 
 /* --- sketch arguments (call_cache.c) and new sketches (sketch_io.c) --- */
 
+typedef struct bs_sliced bs_sliced;
+
 /* A sketch argument's bytes; release with bs_sketch_release(). */
 typedef struct bs_sketch_ref
 {
 	uint8_t    *data;
 	size_t		len;
 	void	   *to_free;		/* a per-call detoasted copy, or NULL */
+	bs_sliced  *sliced;			/* a sliced read (sliced.c), or NULL: data is whole */
 } bs_sketch_ref;
 
 /*
@@ -71,6 +74,22 @@ typedef struct bs_sketch_ref
 extern void bs_sketch_arg(FunctionCallInfo fcinfo, int argno, bs_kind kind,
 						  bs_sketch_ref *ref);
 extern void bs_sketch_release(bs_sketch_ref *ref);
+
+/*
+ * For a lookup of one key (sliced.c): argument argno like bs_sketch_arg, but
+ * a large TOASTed, uncompressed value is not read whole.  Only its header
+ * (checked against its stored size) and its last byte are fetched, and
+ * bs_sketch_ref_probe(ref, h) then fetches the bytes a lookup of hash h
+ * reads (core/probe_ranges.h); the other bytes of ref->data are not the
+ * value's.  A value probed twice in a row at the call site is read whole
+ * (and kept by bs_sketch_arg's cache) from then on.
+ */
+extern void bs_sketch_arg_lookup(FunctionCallInfo fcinfo, int argno, bs_kind kind,
+								 bs_sketch_ref *ref);
+extern void bs_sketch_ref_probe(bs_sketch_ref *ref, uint64_t h);
+
+/* A per-call-site pointer for argument argno (0 or 1) in fn_extra, or NULL (call_cache.c). */
+extern void **bs_call_slot(FunctionCallInfo fcinfo, int argno);
 
 /*
  * A bloom layout argument, 'classic' or 'blocked' (core/bloom.h's names);

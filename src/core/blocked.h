@@ -60,10 +60,17 @@ bs_prefetch_write(const void *p)
 #endif
 }
 
+/* The block of hash h in a filter of m bits, and its first byte. */
+static inline uint64_t
+bs_blocked_block_index(uint64_t m, uint64_t h)
+{
+	return bs_reduce(h, m / BS_BLOCK_BITS);
+}
+
 static inline uint8_t *
 bs_blocked_block(uint8_t *bits, uint64_t m, uint64_t h)
 {
-	return bits + bs_reduce(h, m / BS_BLOCK_BITS) * BS_BLOCK_BYTES;
+	return bits + bs_blocked_block_index(m, h) * BS_BLOCK_BYTES;
 }
 
 static inline void

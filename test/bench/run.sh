@@ -31,12 +31,15 @@
 #                       (min(5000000, BENCH_ROWS/2))
 #   BENCH_RUNS          measured runs of every case; the median is reported (5)
 #   BENCH_CASES         extended regex on case ids: only those run, and only the tables they need
-#                       are built (all); ids are agg.* text.* par.* grp.* semi.* merge.* upd.*
+#                       are built (all); ids are agg.* text.* par.* grp.* semi.* stored.* merge.*
+#                       upd.*
 #                       micro.*, e.g. 'agg|par', '^micro', or 'distinct' (the all-distinct cases)
 #   BENCH_WARMUP        unmeasured passes over the SQL cases first (1)
 #   BENCH_BIG_GROUPS    groups of the "many groups" GROUP BY (min(1000000, BENCH_ROWS/10))
 #   BENCH_FILTER_KEYS   keys of the large stored filter of the semi-join case (10000000)
 #   BENCH_MERGE_SKETCHES  stored topk_agg(u, 10000) sketches merged by merge.topk_10k (8)
+#   BENCH_STORED_FILTERS  rows of stored bloom_agg(x, 1000000, 0.01) filters (1.2 MB each) of
+#                       the stored.* cases (300)
 #   BENCH_UPDATES       rows of the UPDATE case (10000)
 #   BENCH_UPDATE_RUNS   runs of the UPDATE case (3: each writes BENCH_UPDATES MiB of TOAST)
 #   BENCH_UPDATE_CAPACITY  capacity of the stored filter updated (875000 at 1%: 1.0 MiB)
@@ -61,6 +64,7 @@ BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 : "${BENCH_WARMUP:=1}"
 : "${BENCH_FILTER_KEYS:=10000000}"
 : "${BENCH_MERGE_SKETCHES:=8}"
+: "${BENCH_STORED_FILTERS:=300}"
 : "${BENCH_UPDATES:=10000}"
 : "${BENCH_UPDATE_RUNS:=3}"
 : "${BENCH_UPDATE_CAPACITY:=875000}"
@@ -79,6 +83,7 @@ bs_require_int BENCH_RUNS "$BENCH_RUNS" 1
 bs_require_int BENCH_WARMUP "$BENCH_WARMUP" 0
 bs_require_int BENCH_FILTER_KEYS "$BENCH_FILTER_KEYS" 1000
 bs_require_int BENCH_MERGE_SKETCHES "$BENCH_MERGE_SKETCHES" 2
+bs_require_int BENCH_STORED_FILTERS "$BENCH_STORED_FILTERS" 1
 bs_require_int BENCH_UPDATES "$BENCH_UPDATES" 1
 bs_require_int BENCH_UPDATE_RUNS "$BENCH_UPDATE_RUNS" 1
 bs_require_int BENCH_UPDATE_CAPACITY "$BENCH_UPDATE_CAPACITY" 1000
@@ -194,6 +199,17 @@ defq semi.big_disjoint "WHERE f @> u, f: $BENCH_FILTER_KEYS keys (TOASTed), hold
 defc semi.big semi.big semi.k1k le 1.3
 defc semi.big_disjoint semi.big_disjoint semi.k1k le ""
 
+# many stored filters: one lookup in each of BENCH_STORED_FILTERS stored 1.2 MB filters (600
+# TOAST chunks each), which reads the header, the last chunk and a chunk per probe (sliced,
+# src/sliced.c), against the same lookup on each filter read whole (the bytea cast makes an
+# in-memory copy, which is never sliced: what every lookup cost before 1.3)
+SF=$BENCH_STORED_FILTERS
+defq stored.lookup "WHERE f @> 4242 over $SF stored 1.2 MB filters (sliced)" "$SER" \
+	"SELECT count(*) FROM bench_stored WHERE f @> 4242::bigint"
+defq stored.whole "WHERE (f::bytea)::bloom @> 4242 over $SF stored 1.2 MB filters (read whole)" "$SER" \
+	"SELECT count(*) FROM bench_stored WHERE (f::bytea)::bloom @> 4242::bigint"
+defc stored.lookup stored.lookup stored.whole le 0.15
+
 # merging stored top-k sketches of the largest k (10000): bench_topk holds BENCH_MERGE_SKETCHES
 # topk_agg(u, 10000), one per slice of bench_t's rows (ids in order), made once at setup
 defq merge.topk_10k "topk_union_agg(t) of $BENCH_MERGE_SKETCHES stored topk_agg(u, 10000) sketches" "$SER" \
@@ -227,7 +243,7 @@ for q in ser.hll_u ser.count_u ser.hll_s ser.bloom_u ser.bloom_u_fixed ser.cms_u
 	par.cbloom_u par.cbloom_u_fixed par.bloom_s par.cms_s par.topk_s \
 	par.distinct.hll_ud par.distinct.bloom_ud \
 	grp.1k.hll grp.1k.bloom grp.big.hll grp.big.bloom semi.k1k semi.big semi.big_disjoint \
-	merge.topk_10k; do
+	stored.whole stored.lookup merge.topk_10k; do
 	[ -n "${NEED_Q[$q]:-}" ] && PASS_Q+=("$q")
 done
 WANT_UPDATE=0
@@ -242,11 +258,13 @@ WANT_T=0
 WANT_D=0
 WANT_SEMI=0
 WANT_MERGE=0
+WANT_STORED=0
 for q in "${PASS_Q[@]}"; do
 	case $q in
 	*.distinct.*) WANT_D=1 ;;
 	semi.*) WANT_T=1 WANT_SEMI=1 ;;
 	merge.*) WANT_T=1 WANT_MERGE=1 ;;
+	stored.*) WANT_STORED=1 ;;
 	*) WANT_T=1 ;;
 	esac
 done
@@ -290,6 +308,7 @@ bench_pass() { # RUN-NUMBER ORDER(fwd|rev)
 		[ "$WANT_D" -eq 1 ] && echo "SELECT count(*) FROM bench_d;"
 		# the sketches' TOAST pages too (md5 reads the whole value)
 		[ "$WANT_MERGE" -eq 1 ] && echo "SELECT count(md5(t::bytea)) FROM bench_topk;"
+		[ "$WANT_STORED" -eq 1 ] && echo "SELECT count(md5(f::bytea)) FROM bench_stored;"
 		for q in "${qs[@]}"; do
 			printf '\\echo @@Q %s\n' "$q"
 			echo "BEGIN; ${Q_SET[$q]}"
@@ -416,6 +435,28 @@ SQL
 	bench_log "topk sketches: $MERGE_INFO"
 }
 
+# bench_stored: BENCH_STORED_FILTERS filters of bloom_agg(x, 1000000, 0.01), 3000 keys each
+# (the size is the capacity's: 1.2 MB, stored out of line and uncompressed, 600 TOAST chunks)
+bench_setup_stored() {
+	bench_log "storing $BENCH_STORED_FILTERS bloom_agg(x, 1000000, 0.01) filters ($(bench_elapsed))"
+	bench_psql <<SQL
+CREATE EXTENSION IF NOT EXISTS bloomsketch;
+CREATE TABLE bench_stored (day int PRIMARY KEY, f bloom NOT NULL);
+INSERT INTO bench_stored
+  SELECT d, bloom_agg((i * 2654435761 + d * 7919) % 1000000007, 1000000, 0.01)
+  FROM generate_series(1, $BENCH_STORED_FILTERS) d, generate_series(1::bigint, 3000) i GROUP BY d;
+VACUUM ANALYZE bench_stored;
+SQL
+	STORED_INFO=$(bench_psql -F ' ' <<'SQL'
+SELECT format('%s filters of %s B; heap %s B, TOAST %s B', count(*), min(pg_column_size(f)),
+              pg_relation_size('bench_stored'),
+              (SELECT pg_relation_size(reltoastrelid) FROM pg_class WHERE oid = 'bench_stored'::regclass))
+FROM bench_stored;
+SQL
+)
+	bench_log "stored filters: $STORED_INFO"
+}
+
 bench_describe_data() {
 	bench_log "checking the data ($(bench_elapsed))"
 	if [ "$WANT_T" -eq 1 ]; then
@@ -496,6 +537,9 @@ bench_warm_cache() {
 	fi
 	if [ "$WANT_MERGE" -eq 1 ]; then
 		bench_psql -c "SELECT count(md5(t::bytea)) FROM bench_topk" >/dev/null
+	fi
+	if [ "$WANT_STORED" -eq 1 ]; then
+		bench_psql -c "SELECT count(md5(f::bytea)) FROM bench_stored" >/dev/null
 	fi
 }
 
@@ -770,6 +814,7 @@ log_min_messages = warning"
 		[ "$WANT_D" -eq 1 ] && bench_setup_distinct
 		[ "$WANT_SEMI" -eq 1 ] && bench_setup_filters
 		[ "$WANT_MERGE" -eq 1 ] && bench_setup_topk
+		[ "$WANT_STORED" -eq 1 ] && bench_setup_stored
 		bench_describe_data
 		bench_warm_cache
 		for ((r = 1 - BENCH_WARMUP; r <= BENCH_RUNS; r++)); do

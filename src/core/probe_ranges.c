@@ -1,0 +1,78 @@
+/*
+ * probe_ranges.c: the bytes a lookup of one key reads, per kind
+ * (probe_ranges.h).  Each function mirrors the lookup it describes:
+ * bs_bloom_contains (bloom.h, both layouts), bs_cbloom_contains_hash and
+ * bs_cbloom_count_hash (cbloom.h), bs_cms_frequency (cms.c).
+ */
+#include "probe_ranges.h"
+
+#include "bloom.h"
+#include "hash.h"
+
+static size_t
+one_range(bs_byte_range *out, uint64_t payload_off, uint64_t len)
+{
+	out->off = BS_HEADER_SIZE + payload_off;
+	out->len = len;
+	return 1;
+}
+
+/* Bit j of a filter of m = p1 bits is bit j mod 8 of payload byte j / 8. */
+size_t
+bs_bloom_probe_ranges(const bs_header *hd, uint64_t h, bs_byte_range *out)
+{
+	size_t		n = 0;
+	uint32_t	i;
+
+	/* blocked (blocked.h): every probe lies in the key's 64-byte block */
+	if (hd->p3 == BS_LAYOUT_BLOCKED)
+		return one_range(out, bs_blocked_block_index(hd->p1, h) * BS_BLOCK_BYTES, BS_BLOCK_BYTES);
+	for (i = 0; i < hd->p2 && i < BS_PROBE_RANGES_MAX; i++)
+		n += one_range(out + n, bs_probe(h, i, hd->p1) >> 3, 1);
+	return n;
+}
+
+/* Counter j of p3 = 8 bits is payload byte j; of 4 bits, a half of byte j / 2. */
+size_t
+bs_cbloom_probe_ranges(const bs_header *hd, uint64_t h, bs_byte_range *out)
+{
+	size_t		n = 0;
+	uint32_t	i;
+
+	for (i = 0; i < hd->p2 && i < BS_PROBE_RANGES_MAX; i++)
+	{
+		uint64_t	j = bs_probe(h, i, hd->p1);
+
+		n += one_range(out + n, hd->p3 == 8 ? j : j >> 1, 1);
+	}
+	return n;
+}
+
+/* Row r's counter for h is the 8 bytes at (r * width + probe r) * 8, width = p1. */
+size_t
+bs_cms_probe_ranges(const bs_header *hd, uint64_t h, bs_byte_range *out)
+{
+	size_t		n = 0;
+	uint32_t	row;
+
+	for (row = 0; row < hd->p2 && row < BS_PROBE_RANGES_MAX; row++)
+		n += one_range(out + n,
+					   ((uint64_t) row * hd->p1 + bs_probe(h, row, hd->p1)) * 8, 8);
+	return n;
+}
+
+size_t
+bs_probe_ranges(const bs_header *hd, uint64_t h, bs_byte_range *out)
+{
+	switch (hd->kind)
+	{
+		case BS_KIND_BLOOM:
+			return bs_bloom_probe_ranges(hd, h, out);
+		case BS_KIND_CBLOOM:
+			return bs_cbloom_probe_ranges(hd, h, out);
+		case BS_KIND_CMS:
+			return bs_cms_probe_ranges(hd, h, out);
+		default:
+			return 0;
+	}
+}

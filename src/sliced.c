@@ -1,0 +1,223 @@
+/*
+ * sliced.c: lookups in a large stored sketch that read a few TOAST chunks,
+ * not the whole value (doc/architecture.md section 5.2).
+ *
+ * A lookup of one key (bloom and cbloom membership and counts, cms
+ * frequency) reads the header and, per probe, a byte or eight of the
+ * payload.  For a value stored out of line and uncompressed (bloom and
+ * cbloom are STORAGE external; a cms can be too), PostgreSQL stores the
+ * bytes in chunks of TOAST_MAX_CHUNK_SIZE, so the chunk that holds byte i
+ * is i / TOAST_MAX_CHUNK_SIZE and can be fetched alone.  A lookup here:
+ *
+ *   1. fetches the first chunk (the header) and the last one (the last
+ *      payload byte, which the quick check reads), into a buffer of the
+ *      value's size kept per call site;
+ *   2. runs the quick bs_validate on that buffer with the size the TOAST
+ *      pointer records: the header must imply exactly the stored size, or
+ *      the lookup fails with XX001 before anything else is read;
+ *   3. after the caller has hashed the key with the header's seed,
+ *      bs_sketch_ref_probe fetches the chunks that hold the bytes
+ *      bs_probe_ranges lists for the hash, each chunk once, neighbours in one
+ *      fetch; the caller's lookup then runs on the buffer unchanged.
+ *
+ * Every fetch goes through table_relation_fetch_toast_slice, PostgreSQL's
+ * own chunk reader (an index scan of the TOAST relation on value id and
+ * chunk number), which checks the number and size of every chunk it returns
+ * and raises XX001 for a missing or malformed one.  So a truncated value is
+ * an error, and no byte past the stored size is read.
+ *
+ * Everything else takes the full read of bs_sketch_arg: inline or compressed
+ * values, values of fewer than BS_SLICED_MIN_CHUNKS chunks (a full read is
+ * then as fast), and a value probed again right after a sliced lookup
+ * of it at the same call site, as in WHERE (SELECT f FROM ...) @> u: from
+ * its second probe on, it is detoasted once and kept in fn_extra.
+ */
+#include "glue.h"
+
+#include "access/detoast.h"
+#include "access/heaptoast.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "utils/rel.h"
+
+#include "core/probe_ranges.h"
+
+/*
+ * Values with fewer chunks are read whole (128 chunks are about 250 kB).  A
+ * sliced lookup costs about ten index scans of the TOAST relation (the first
+ * and last chunks, one per probe), each about as dear as reading ten chunks
+ * in one scan, so below about a hundred chunks the full read is as fast.
+ */
+#define BS_SLICED_MIN_CHUNKS 128
+
+/* Chunks one lookup fetches: the first, the last, and two per probe range. */
+#define BS_SLICED_MAX_CHUNKS (2 + 2 * BS_PROBE_RANGES_MAX)
+
+struct bs_sliced
+{
+	bool		has_last;
+	struct varatt_external last;	/* the value of the latest sliced lookup */
+	uint8_t    *buf;			/* in fn_mcxt: the value's bytes where fetched */
+	size_t		cap;
+	size_t		len;			/* the value's size */
+	int			nhave;			/* chunks fetched for this lookup */
+	int32		have[BS_SLICED_MAX_CHUNKS];
+};
+
+static int32
+chunk_of(uint64_t off)
+{
+	return (int32) (off / TOAST_MAX_CHUNK_SIZE);
+}
+
+static int
+cmp_int32(const void *a, const void *b)
+{
+	int32		x = *(const int32 *) a,
+				y = *(const int32 *) b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * Fetch chunks want[0..n) (sorted, distinct) of the value into s->buf, runs
+ * of neighbouring chunks in one fetch each.
+ */
+static void
+fetch_chunks(bs_sliced *s, const struct varatt_external *tp, const int32 *want, int n)
+{
+	Relation	toastrel;
+	struct varlena *scratch = NULL;
+	size_t		scratch_len = 0;
+	int			i = 0;
+
+	toastrel = table_open(tp->va_toastrelid, AccessShareLock);
+	while (i < n)
+	{
+		int			j = i;
+		size_t		off,
+					end;
+
+		while (j + 1 < n && want[j + 1] == want[j] + 1)
+			j++;
+		off = (size_t) want[i] * TOAST_MAX_CHUNK_SIZE;
+		end = Min(s->len, ((size_t) want[j] + 1) * TOAST_MAX_CHUNK_SIZE);
+		if (end - off > scratch_len)
+		{
+			if (scratch)
+				pfree(scratch);
+			scratch_len = end - off;
+			scratch = (struct varlena *) palloc(VARHDRSZ + scratch_len);
+		}
+		SET_VARSIZE(scratch, VARHDRSZ + end - off);
+		table_relation_fetch_toast_slice(toastrel, tp->va_valueid, (int32) s->len,
+										 (int32) off, (int32) (end - off), scratch);
+		memcpy(s->buf + off, VARDATA(scratch), end - off);
+		i = j + 1;
+	}
+	table_close(toastrel, AccessShareLock);
+	if (scratch)
+		pfree(scratch);
+}
+
+void
+bs_sketch_arg_lookup(FunctionCallInfo fcinfo, int argno, bs_kind kind, bs_sketch_ref *ref)
+{
+	struct varlena *raw = (struct varlena *) PG_GETARG_POINTER(argno);
+	struct varatt_external tp;
+	void	  **slot;
+	bs_sliced  *s;
+	size_t		len;
+	int32		want[2];
+
+	if (!VARATT_IS_EXTERNAL_ONDISK(raw) || (slot = bs_call_slot(fcinfo, argno)) == NULL)
+		goto full;
+	VARATT_EXTERNAL_GET_POINTER(tp, raw);
+	len = VARATT_EXTERNAL_GET_EXTSIZE(tp);
+	/* compressed when the stored size is below the raw size (VARATT_EXTERNAL_IS_COMPRESSED) */
+	if (tp.va_rawsize < VARHDRSZ || (size_t) tp.va_rawsize - VARHDRSZ != len ||
+		len > BS_MAX_SKETCH_BYTES ||
+		len < (size_t) BS_SLICED_MIN_CHUNKS * TOAST_MAX_CHUNK_SIZE)
+		goto full;				/* the full read reports what is wrong, if anything */
+
+	if (*slot == NULL)
+		*slot = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(bs_sliced));
+	s = (bs_sliced *) *slot;
+	if (s->has_last && memcmp(&tp, &s->last, sizeof(tp)) == 0)
+		goto full;				/* probed again: read it once, cached from now on */
+	s->last = tp;
+	s->has_last = true;
+
+	if (len > s->cap)
+	{
+		if (s->buf)
+			pfree(s->buf);
+		s->buf = NULL;
+		s->cap = 0;
+		s->buf = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt, len);
+		s->cap = len;
+	}
+	s->len = len;
+	want[0] = 0;
+	want[1] = chunk_of(len - 1);
+	fetch_chunks(s, &tp, want, 2);
+	s->nhave = 2;
+	s->have[0] = want[0];
+	s->have[1] = want[1];
+	BS_TRY(bs_validate(s->buf, len, kind, false, NULL, BS_ERR), ERRCODE_DATA_CORRUPTED);
+
+	ref->data = s->buf;
+	ref->len = len;
+	ref->to_free = NULL;
+	ref->sliced = s;
+	return;
+
+full:
+	bs_sketch_arg(fcinfo, argno, kind, ref);
+}
+
+void
+bs_sketch_ref_probe(bs_sketch_ref *ref, uint64_t h)
+{
+	bs_sliced  *s = ref->sliced;
+	bs_byte_range r[BS_PROBE_RANGES_MAX];
+	int32		want[BS_SLICED_MAX_CHUNKS];
+	bs_header	hd;
+	size_t		n,
+				i;
+	int			nwant = 0,
+				k;
+
+	if (s == NULL)
+		return;
+	bs_header_read(s->buf, &hd);	/* checked by bs_sketch_arg_lookup */
+	n = bs_probe_ranges(&hd, h, r);
+	for (i = 0; i < n; i++)
+	{
+		int32		c;
+
+		if (r[i].len == 0 || r[i].off > s->len || r[i].len > s->len - r[i].off)
+			ereport(ERROR,
+					(errcode(ERRCODE_INTERNAL_ERROR),
+					 errmsg("probe range [%llu, +%llu) lies outside the %s value of %zu bytes",
+							(unsigned long long) r[i].off, (unsigned long long) r[i].len,
+							bs_kind_name(hd.kind), s->len)));
+		for (c = chunk_of(r[i].off); c <= chunk_of(r[i].off + r[i].len - 1); c++)
+		{
+			bool		seen = false;
+
+			for (k = 0; k < s->nhave && !seen; k++)
+				seen = s->have[k] == c;
+			for (k = 0; k < nwant && !seen; k++)
+				seen = want[k] == c;
+			if (!seen)
+				want[nwant++] = c;
+		}
+	}
+	if (nwant == 0)
+		return;
+	qsort(want, nwant, sizeof(int32), cmp_int32);
+	fetch_chunks(s, &s->last, want, nwant);
+	for (k = 0; k < nwant && s->nhave < BS_SLICED_MAX_CHUNKS; k++)
+		s->have[s->nhave++] = want[k];
+}

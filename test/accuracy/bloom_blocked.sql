@@ -73,7 +73,8 @@ ORDER BY how DESC, pi, ni \g /dev/null
 -- block, with the rate r(i) of a block of 512 bits holding i keys:
 --   model 'poisson'  i Poisson (n / B), r(i) = (1 - (1 - 1/512)^(i k))^k (Putze et al.'s form)
 --   model 'exact'    i binomial (n, 1/B), r(i) = bloom_fpr_exact(512, i, k): the exact rate of
---                    Bose et al. within the block (the k probes of a lookup may repeat a bit)
+--                    Bose et al. within the block (the first r(i) is the rate at the block's
+--                    mean fill; the fill spreads around it, and the rate is convex in it)
 --   model 'second'   the binomial mean of r(i)^2 with the first r(i) (for the spread of r)
 -- bloom_fpr_estimate(m, n, k, 'blocked') is the binomial sum with the first r(i).
 CREATE FUNCTION acc_blocked_fpr(m bigint, n bigint, k integer, model text) RETURNS double precision

@@ -120,6 +120,22 @@ declare -A ACC_OUT=(
 	[bloom_blocked]="acc_bloom_blocked_out:bloom_blocked.tsv acc_bloom_blocked_bits_out:bloom_blocked_bits.tsv acc_bloom_blocked_checks_out:bloom_blocked_checks.tsv"
 )
 
+# acc_earlier_runs <OLD_RUN_INFO: the parts of an earlier run_info.txt (its first part, and the
+# earlier runs it kept) that ran a stage this run did not, each after a blank line and a marker.
+acc_earlier_runs() {
+	awk -v cur=" $ACC_STAGES " '
+		function flush() {
+			if (blk != "" && keep)
+				printf "\n# an earlier run, whose TSVs of the stages not run since are in doc/data:\n%s", blk
+			blk = ""; keep = 0
+		}
+		/^# an earlier run/ { flush(); next }
+		/^$/ { next }
+		{ blk = blk $0 "\n" }
+		$1 == "stage" { st = $2; sub(/:$/, "", st); if (index(cur, " " st " ") == 0) keep = 1 }
+		END { flush() }'
+}
+
 acc_measure() {
 	local stage t0 secs pair info=() vars
 	mkdir -p "$ACC_DATA" || bs_die "cannot create $ACC_DATA"
@@ -179,11 +195,9 @@ log_min_messages = warning"
 		printf '%s\n' "${info[@]}"
 		echo "measurements: $(acc_elapsed) (with setup, without the plots)"
 		# A run of some stages leaves the other stages' TSVs as they are: keep what the file
-		# said about the run that made them (without its own earlier parts, so they do not nest).
-		if [ "$ACC_STAGES" != "$ACC_ALL_STAGES" ] && [ -f "$ACC_DATA/run_info.txt" ]; then
-			echo
-			echo "# the run before this one, which made the TSVs of the other stages:"
-			sed -n '/^# the run before this one/q; /^$/q; p' "$ACC_DATA/run_info.txt"
+		# said about the earlier runs that made some of them.
+		if [ -f "$ACC_DATA/run_info.txt" ]; then
+			acc_earlier_runs <"$ACC_DATA/run_info.txt"
 		fi
 	} >"$ACC_DATA/run_info.txt.tmp"
 	mv "$ACC_DATA/run_info.txt.tmp" "$ACC_DATA/run_info.txt"

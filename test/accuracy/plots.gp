@@ -216,3 +216,46 @@ unset multiplot
 unset y2tics
 unset y2label
 set ytics mirror
+
+# ---------------------------------------------------------------------------------------------
+# 9. Blocked layout: measured / formula, and bits per key against the classic layout
+@double
+set output img . "/bloom_blocked.png"
+set multiplot layout 1, 2 title "Cache-blocked filters (512-bit blocks): bloom\\_agg(x, n, p, 'blocked') and bloom\\_agg(x, p, 'blocked')"
+f = data . "/bloom_blocked.tsv"
+set title "measured rate / blocked formula (±2 se); lines: exact rate / formula"
+set xlabel "keys n (log scale; points of one n spread by p)"
+set ylabel "measured / bloom\\_fpr\\_estimate(m, n, k, 'blocked')"
+set logscale x
+set format x "10^{%L}"
+set xrange [500:4e6]
+set yrange [0.76:1.16]
+set key inside left bottom font ",9" maxrows 4
+set style fill transparent solid 0.08 noborder
+PB(i) = (i == 1 ? 0.1 : i == 2 ? 0.05 : i == 3 ? 0.01 : i == 4 ? 0.001 : 0.0001)
+plot '+' using 1:(0.9):(1.1) with filledcurves lc rgb "#2ca02c" notitle, \
+     1 with lines lc rgb "#444444" lw 1 notitle, \
+     for [i=1:5] f using (column("n") * (1 + 0.07 * (i - 3))):(abs(column("p") - PB(i)) < PB(i) * 1e-6 && strcol("how") eq "capacity" ? column("measured_over_formula") : NaN):(2 * column("rel_se") * column("measured_over_formula")) \
+         with yerrorbars lt i title sprintf("p = %g", PB(i)), \
+     for [i=1:5] f using (column("n") * (1 + 0.07 * (i - 3))):(abs(column("p") - PB(i)) < PB(i) * 1e-6 && strcol("how") eq "auto" ? column("measured_over_formula") : NaN):(2 * column("rel_se") * column("measured_over_formula")) \
+         with yerrorbars lt i pt 4 notitle, \
+     for [i=1:5] f using "n":(abs(column("p") - PB(i)) < PB(i) * 1e-6 && strcol("how") eq "capacity" ? column("exact_over_formula") : NaN) with lines lt i lw 1 dt 2 notitle, \
+     NaN with points lc rgb "#444444" pt 4 title "auto-sized, dense phase", \
+     NaN with lines lc rgb "#444444" lw 1 dt 2 title "exact rate / formula", \
+     NaN with filledcurves lc rgb "#2ca02c" title "±10%"
+unset style fill
+f = data . "/bloom_blocked_bits.tsv"
+set title "bits per key at target p (planning helpers)"
+set xlabel "target false-positive rate p (log scale)"
+set ylabel "bits per key"
+set format x "10^{%L}"
+set xrange [5e-7:0.3]
+set yrange [0:40]
+set key inside right top font ",9"
+plot f using "p":(column("n") == 1000000 ? column("blocked_bits_per_key") : NaN) with linespoints lt 4 title "blocked, n = 10^6", \
+     f using "p":(column("n") == 1000 ? column("blocked_bits_per_key") : NaN) with linespoints lt 4 dt 2 pt 4 title "blocked, n = 1,000", \
+     f using "p":(column("n") == 1000000 ? column("classic_bits_per_key") : NaN) with linespoints lt 1 title "classic (n = 10^6; 1,000 the same)"
+unset multiplot
+unset logscale x
+set format x "%g"
+unset title

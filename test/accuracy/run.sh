@@ -23,6 +23,8 @@
 #   cms          Count-Min over-estimates against eps N, skewed and uniform streams
 #   topk         recall of topk_agg against k and the skew
 #   cbloom       counting filters after churn: a sliding window, and overload then drain
+#   bloom_blocked  the cache-blocked layout: rate against its formula, bits per key against the
+#                classic layout, false negatives, parallel plans against serial ones byte for byte
 #
 # Settings (environment), with the sizes they set:
 #   ACC_BLOOM_N        keys per filter of bloom_fpr (20000)
@@ -35,6 +37,10 @@
 #   ACC_CB_CAPACITY    capacity of the counting filters (10000)
 #   ACC_CB_TESTS       absent keys looked up per counting-filter measurement (200000)
 #   ACC_CB_STEPS       steps of the sliding window (20)
+#   ACC_BLOCKED_TESTS  lookups per point of bloom_blocked, at least (2000000; 1000/p when more)
+#   ACC_BLOCKED_N      the n of bloom_blocked's filters with a capacity ('{1000,10000,100000,1000000}')
+#   ACC_BLOCKED_AUTO_N the n of bloom_blocked's bloom_agg(x, p, 'blocked') past the exact phase ('{2000000}')
+#   ACC_BLOCKED_PAR_ROWS  rows of bloom_blocked's parallel check past the exact phase (2500000)
 #   ACC_STAGES         the stages to run, space-separated (all)
 #   ACC_SKIP_INSTALL   1: do not build and install the extension (use what is installed)
 #   ACC_PLOTS_ONLY     1: no server, no measurement: redraw the PNGs from the TSVs
@@ -57,7 +63,12 @@ ACC_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 : "${ACC_CB_CAPACITY:=10000}"
 : "${ACC_CB_TESTS:=200000}"
 : "${ACC_CB_STEPS:=20}"
-: "${ACC_STAGES:=bloom_fpr bloom_small bloom_auto cms topk cbloom}"
+: "${ACC_BLOCKED_TESTS:=2000000}"
+: "${ACC_BLOCKED_N:={1000,10000,100000,1000000\}}"
+: "${ACC_BLOCKED_AUTO_N:={2000000\}}"
+: "${ACC_BLOCKED_PAR_ROWS:=2500000}"
+ACC_ALL_STAGES="bloom_fpr bloom_small bloom_auto cms topk cbloom bloom_blocked"
+: "${ACC_STAGES:=$ACC_ALL_STAGES}"
 : "${ACC_SKIP_INSTALL:=0}"
 : "${ACC_PLOTS_ONLY:=0}"
 : "${ACC_DATA:=$BS_ROOT/doc/data}"
@@ -74,10 +85,14 @@ bs_require_int ACC_TOPK_ROWS "$ACC_TOPK_ROWS" 1000
 bs_require_int ACC_CB_CAPACITY "$ACC_CB_CAPACITY" 100
 bs_require_int ACC_CB_TESTS "$ACC_CB_TESTS" 1000
 bs_require_int ACC_CB_STEPS "$ACC_CB_STEPS" 1
-case $ACC_AUTO_N in
-'{'*'}') ;;
-*) bs_die "ACC_AUTO_N must be an array literal such as '{10,100,1000}', got '$ACC_AUTO_N'" ;;
-esac
+bs_require_int ACC_BLOCKED_TESTS "$ACC_BLOCKED_TESTS" 1000
+bs_require_int ACC_BLOCKED_PAR_ROWS "$ACC_BLOCKED_PAR_ROWS" 1000
+for v in ACC_AUTO_N ACC_BLOCKED_N ACC_BLOCKED_AUTO_N; do
+	case ${!v} in
+	'{'*'}') ;;
+	*) bs_die "$v must be an array literal such as '{10,100,1000}', got '${!v}'" ;;
+	esac
+done
 for s in $ACC_STAGES; do
 	[ -f "$ACC_DIR/$s.sql" ] || bs_die "unknown stage '$s' in ACC_STAGES"
 done
@@ -102,7 +117,24 @@ declare -A ACC_OUT=(
 	[cms]="acc_cms_out:cms.tsv acc_cms_cdf_out:cms_cdf.tsv acc_streams_out:cms_streams.tsv"
 	[topk]="acc_topk_out:topk.tsv"
 	[cbloom]="acc_cbloom_window_out:cbloom_window.tsv acc_cbloom_drain_out:cbloom_drain.tsv"
+	[bloom_blocked]="acc_bloom_blocked_out:bloom_blocked.tsv acc_bloom_blocked_bits_out:bloom_blocked_bits.tsv acc_bloom_blocked_checks_out:bloom_blocked_checks.tsv"
 )
+
+# acc_earlier_runs <OLD_RUN_INFO: the parts of an earlier run_info.txt (its first part, and the
+# earlier runs it kept) that ran a stage this run did not, each after a blank line and a marker.
+acc_earlier_runs() {
+	awk -v cur=" $ACC_STAGES " '
+		function flush() {
+			if (blk != "" && keep)
+				printf "\n# an earlier run, whose TSVs of the stages not run since are in doc/data:\n%s", blk
+			blk = ""; keep = 0
+		}
+		/^# an earlier run/ { flush(); next }
+		/^$/ { next }
+		{ blk = blk $0 "\n" }
+		$1 == "stage" { st = $2; sub(/:$/, "", st); if (index(cur, " " st " ") == 0) keep = 1 }
+		END { flush() }'
+}
 
 acc_measure() {
 	local stage t0 secs pair info=() vars
@@ -128,7 +160,9 @@ log_min_messages = warning"
 	vars=(-v "bloom_n=$ACC_BLOOM_N" -v "bloom_tests=$ACC_BLOOM_TESTS" -v c_max=16 -v k_max=8
 		-v "small_tests=$ACC_SMALL_TESTS" -v "auto_tests=$ACC_AUTO_TESTS" -v "auto_n=$ACC_AUTO_N"
 		-v "cms_rows=$ACC_CMS_ROWS" -v "topk_rows=$ACC_TOPK_ROWS" -v "cb_capacity=$ACC_CB_CAPACITY"
-		-v "cb_tests=$ACC_CB_TESTS" -v "cb_steps=$ACC_CB_STEPS")
+		-v "cb_tests=$ACC_CB_TESTS" -v "cb_steps=$ACC_CB_STEPS"
+		-v "blocked_tests=$ACC_BLOCKED_TESTS" -v "blocked_n=$ACC_BLOCKED_N"
+		-v "blocked_auto_n=$ACC_BLOCKED_AUTO_N" -v "blocked_par_rows=$ACC_BLOCKED_PAR_ROWS")
 	for stage in $ACC_STAGES; do
 		acc_log "stage $stage ($(acc_elapsed))"
 		t0=$(date +%s)
@@ -156,10 +190,17 @@ log_min_messages = warning"
 		echo "machine: $(nproc) CPUs ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)), $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo)"
 		echo "load average at the end: $(cut -d ' ' -f 1-3 /proc/loadavg) (other work on the machine slows the run, not the numbers)"
 		echo "server: PostgreSQL $version, bloomsketch $extversion (commit $rev; installed: $([ "$ACC_SKIP_INSTALL" = 1 ] && echo 'as found' || echo 'built and installed by this run'))"
-		echo "sizes: ACC_BLOOM_N=$ACC_BLOOM_N ACC_BLOOM_TESTS=$ACC_BLOOM_TESTS ACC_SMALL_TESTS=$ACC_SMALL_TESTS ACC_AUTO_TESTS=$ACC_AUTO_TESTS ACC_AUTO_N=$ACC_AUTO_N ACC_CMS_ROWS=$ACC_CMS_ROWS ACC_TOPK_ROWS=$ACC_TOPK_ROWS ACC_CB_CAPACITY=$ACC_CB_CAPACITY ACC_CB_TESTS=$ACC_CB_TESTS ACC_CB_STEPS=$ACC_CB_STEPS"
+		echo "sizes: ACC_BLOOM_N=$ACC_BLOOM_N ACC_BLOOM_TESTS=$ACC_BLOOM_TESTS ACC_SMALL_TESTS=$ACC_SMALL_TESTS ACC_AUTO_TESTS=$ACC_AUTO_TESTS ACC_AUTO_N=$ACC_AUTO_N ACC_CMS_ROWS=$ACC_CMS_ROWS ACC_TOPK_ROWS=$ACC_TOPK_ROWS ACC_CB_CAPACITY=$ACC_CB_CAPACITY ACC_CB_TESTS=$ACC_CB_TESTS ACC_CB_STEPS=$ACC_CB_STEPS ACC_BLOCKED_TESTS=$ACC_BLOCKED_TESTS ACC_BLOCKED_N=$ACC_BLOCKED_N ACC_BLOCKED_AUTO_N=$ACC_BLOCKED_AUTO_N ACC_BLOCKED_PAR_ROWS=$ACC_BLOCKED_PAR_ROWS"
+		echo "stages: $ACC_STAGES"
 		printf '%s\n' "${info[@]}"
 		echo "measurements: $(acc_elapsed) (with setup, without the plots)"
-	} >"$ACC_DATA/run_info.txt"
+		# A run of some stages leaves the other stages' TSVs as they are: keep what the file
+		# said about the earlier runs that made some of them.
+		if [ -f "$ACC_DATA/run_info.txt" ]; then
+			acc_earlier_runs <"$ACC_DATA/run_info.txt"
+		fi
+	} >"$ACC_DATA/run_info.txt.tmp"
+	mv "$ACC_DATA/run_info.txt.tmp" "$ACC_DATA/run_info.txt"
 	acc_log "wrote doc/data/run_info.txt"
 }
 

@@ -5,15 +5,15 @@
 --
 -- psql variables: blocked_tests (lookups per point at least; 1000 / p when that is more),
 -- blocked_n (the n of the filters made with a capacity, an array literal such as '{1000,10000}'),
--- blocked_auto_n (the n of bloom_agg(x, p, 'blocked') past its exact phase, an array literal),
+-- blocked_auto_n (the n of bloom_agg(x, NULL, p, 'blocked') past its exact phase, an array literal),
 -- blocked_par_rows (rows of the table of the parallel check past the exact phase).
 --
 -- Point (p, n, how) builds G = max(1, 200,000 / n) filters, with bloom_agg(x, n, p, 'blocked')
--- (how = capacity) or bloom_agg(x, p, 'blocked') (how = auto); filter g holds the keys
+-- (how = capacity) or bloom_agg(x, NULL, p, 'blocked') (how = auto); filter g holds the keys
 -- base + 10^7 g + 1 .. base + 10^7 g + n and is probed with L = tests / G keys of its own,
 -- -(base + 10^7 g + 1) .. -(base + 10^7 g + L), never added; base = (100 pi + ni + 50 a) * 10^12
 -- for the index pi of p, ni of n and a = 1 for auto.  Every added key is looked up too (false
--- negatives), and every capacity filter is compared with bloom_agg(x, p, 'blocked') over the
+-- negatives), and every capacity filter is compared with bloom_agg(x, NULL, p, 'blocked') over the
 -- same keys (equal in the exact phase, n <= 2^20: the exact phase sizes for the n it saw).
 -- The stage fails (an exception) on a false negative or on a check that does not hold.
 
@@ -39,7 +39,7 @@ BEGIN
 	INSERT INTO acc_bloom_blocked
 	WITH acc_blocked_filters AS MATERIALIZED (
 		SELECT g, CASE WHEN how = 'capacity' THEN bloom_agg(base + 10000000::bigint * g + i, n, p, 'blocked')
-		               ELSE bloom_agg(base + 10000000::bigint * g + i, p, 'blocked') END AS f
+		               ELSE bloom_agg(base + 10000000::bigint * g + i, NULL, p, 'blocked') END AS f
 		FROM generate_series(1, g_count) g, generate_series(1::bigint, n) i
 		GROUP BY g
 	)
@@ -53,7 +53,7 @@ BEGIN
 	       CASE WHEN how = 'capacity' THEN
 	           (SELECT bool_and(a.f = b.f)
 	            FROM acc_blocked_filters a
-	            JOIN (SELECT g, bloom_agg(base + 10000000::bigint * g + i, p, 'blocked') AS f
+	            JOIN (SELECT g, bloom_agg(base + 10000000::bigint * g + i, NULL, p, 'blocked') AS f
 	                  FROM generate_series(1, g_count) g, generate_series(1::bigint, n) i
 	                  GROUP BY g) b USING (g)) END,
 	       (SELECT avg(bloom_fpr(f)) FROM acc_blocked_filters),
@@ -76,7 +76,8 @@ ORDER BY how DESC, pi, ni \g /dev/null
 --                    Bose et al. within the block (the first r(i) is the rate at the block's
 --                    mean fill; the fill spreads around it, and the rate is convex in it)
 --   model 'second'   the binomial mean of r(i)^2 with the first r(i) (for the spread of r)
--- bloom_fpr_estimate(m, n, k, 'blocked') is the binomial sum with the first r(i).
+-- bloom_fpr_estimate(m, n, k, 'blocked') is the 'exact' model, computed in C (src/core/blocked.c),
+-- so formula and exact agree to rounding; 'poisson' shows what Putze et al.'s form would give.
 CREATE FUNCTION acc_blocked_fpr(m bigint, n bigint, k integer, model text) RETURNS double precision
 LANGUAGE plpgsql IMMUTABLE STRICT AS $$
 DECLARE
@@ -201,11 +202,11 @@ BEGIN;
 SELECT acc_blocked_par_check('parallel = serial, capacity, exact-size state',
 	'SELECT bloom_agg(x, 300000, 0.01, ''blocked'') FROM acc_blocked_par_small', 300000);
 SELECT acc_blocked_par_check('parallel = serial, auto, exact phase',
-	'SELECT bloom_agg(x, 0.01, ''blocked'') FROM acc_blocked_par_small', 300000);
+	'SELECT bloom_agg(x, NULL, 0.01, ''blocked'') FROM acc_blocked_par_small', 300000);
 SELECT acc_blocked_par_check('parallel = serial, capacity',
 	'SELECT bloom_agg(x, ' || :blocked_par_rows || ', 0.001, ''blocked'') FROM acc_blocked_par_big', :blocked_par_rows);
 SELECT acc_blocked_par_check('parallel = serial, auto, dense phase',
-	'SELECT bloom_agg(x, 0.001, ''blocked'') FROM acc_blocked_par_big', :blocked_par_rows);
+	'SELECT bloom_agg(x, NULL, 0.001, ''blocked'') FROM acc_blocked_par_big', :blocked_par_rows);
 \o
 COMMIT;
 

@@ -39,7 +39,7 @@
 #   ACC_CB_STEPS       steps of the sliding window (20)
 #   ACC_BLOCKED_TESTS  lookups per point of bloom_blocked, at least (2000000; 1000/p when more)
 #   ACC_BLOCKED_N      the n of bloom_blocked's filters with a capacity ('{1000,10000,100000,1000000}')
-#   ACC_BLOCKED_AUTO_N the n of bloom_blocked's bloom_agg(x, p, 'blocked') past the exact phase ('{2000000}')
+#   ACC_BLOCKED_AUTO_N the n of bloom_blocked's bloom_agg(x, NULL, p, 'blocked') past the exact phase ('{2000000}')
 #   ACC_BLOCKED_PAR_ROWS  rows of bloom_blocked's parallel check past the exact phase (2500000)
 #   ACC_STAGES         the stages to run, space-separated (all)
 #   ACC_SKIP_INSTALL   1: do not build and install the extension (use what is installed)

@@ -117,6 +117,71 @@ block_rate_at(block_rate *br, double i)
 	return r;
 }
 
+/*
+ * Binomial probabilities without cancellation (Loader 2000, as in R's
+ * dbinom): lgamma differences lose all precision for n near 2^53.
+ */
+static double
+stirlerr(double n)
+{
+	const double S0 = 1.0 / 12,
+				S1 = 1.0 / 360,
+				S2 = 1.0 / 1260,
+				S3 = 1.0 / 1680,
+				S4 = 1.0 / 1188;
+	double		nn = n * n;
+
+	if (n <= 15.0)
+		return lgamma(n + 1.0) - (n + 0.5) * log(n) + n - 0.918938533204672741780;
+	if (n > 500)
+		return (S0 - S1 / nn) / n;
+	if (n > 80)
+		return (S0 - (S1 - S2 / nn) / nn) / n;
+	if (n > 35)
+		return (S0 - (S1 - (S2 - S3 / nn) / nn) / nn) / n;
+	return (S0 - (S1 - (S2 - (S3 - S4 / nn) / nn) / nn) / nn) / n;
+}
+
+/* x ln(x / np) + np - x, accurately when x is near np */
+static double
+bd0(double x, double np)
+{
+	if (fabs(x - np) < 0.1 * (x + np))
+	{
+		double		v = (x - np) / (x + np),
+					s = (x - np) * v,
+					ej = 2 * x * v,
+					s1;
+		int			j;
+
+		v = v * v;
+		for (j = 1; j < 1000; j++)
+		{
+			ej *= v;
+			s1 = s + ej / (2 * j + 1);
+			if (s1 == s)
+				return s1;
+			s = s1;
+		}
+		return s;
+	}
+	return x * log(x / np) + np - x;
+}
+
+/* P(X = x) for X binomial (n, p), q = 1 - p, 0 < p < 1 */
+static double
+dbinom(double x, double n, double p, double q)
+{
+	double		lc;
+
+	if (x == 0)
+		return exp(p < 0.1 ? -bd0(n, n * q) - n * p : n * log(q));
+	if (x == n)
+		return exp(q < 0.1 ? -bd0(n, n * p) - n * q : n * log(p));
+	lc = stirlerr(n) - stirlerr(x) - stirlerr(n - x) - bd0(x, n * p) - bd0(n - x, n * q);
+	return exp(lc) / sqrt(2 * 3.14159265358979323846 * x * (1.0 - x / n));
+}
+
 double
 bs_blocked_fpr(uint64_t m, double n, uint32_t k)
 {
@@ -126,7 +191,9 @@ bs_blocked_fpr(uint64_t m, double n, uint32_t k)
 				sd,
 				lo,
 				hi,
+				full,
 				w,
+				mass = 0.0,
 				sum = 0.0,
 				i;
 	block_rate	br;
@@ -141,15 +208,21 @@ bs_blocked_fpr(uint64_t m, double n, uint32_t k)
 	sd = sqrt(n * q * (1.0 - q));
 	lo = fmax(0.0, floor(mean - TAIL_SDS * sd - TAIL_SDS));
 	hi = fmin(n, ceil(mean + TAIL_SDS * sd + TAIL_SDS));
+	/* a block of FULL_THROWS / k keys or more is full (rate 1): at most that many terms */
+	full = ceil((double) FULL_THROWS / k);
+	if (lo >= full)
+		return 1.0;
 	/* binomial (n, 1/B) probabilities from lo up, by their ratios */
-	w = exp(lgamma(n + 1.0) - lgamma(lo + 1.0) - lgamma(n - lo + 1.0) +
-			lo * log(q) + (n - lo) * log1p(-q));
-	for (i = lo; i <= hi; i += 1.0)
+	w = dbinom(lo, n, q, 1.0 - q);
+	for (i = lo; i <= hi && i < full; i += 1.0)
 	{
 		sum += w * block_rate_at(&br, i);
+		mass += w;
 		w *= (n - i) / (i + 1.0) * q / (1.0 - q);
 	}
-	return sum;
+	if (hi >= full && mass < 1.0)
+		sum += 1.0 - mass;		/* the blocks at least that full */
+	return sum > 1.0 ? 1.0 : sum;
 }
 
 uint32_t

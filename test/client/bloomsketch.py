@@ -6,11 +6,16 @@ bytes (doc/format.md) and with a key (doc/hashing.md):
 - canonical key bytes of every key family (integer, text, bytea, uuid, float,
   numeric, date, timestamp, timestamptz), from Python values;
 - the 64-bit hash (XXH3-64 with the sketch's seed, from python3-xxhash) and
-  the probe positions derived from it (src/core/hash.h);
+  the probe positions derived from it (src/core/hash.h), in both layouts of
+  a ``bloom``: classic (k probes over all m bits) and blocked (k bits in one
+  512-bit block, src/core/blocked.h);
 - the 48-byte header, parsed and validated as bs_validate() does;
 - membership in a ``bloom`` and a ``cbloom`` (every probed counter > 0), the
   count estimate of a ``cbloom``, the frequency estimate of a ``cms``, and the
-  top items of a ``topk``.
+  top items of a ``topk``;
+- building a ``bloom`` of either layout (Bloom.empty, Bloom.empty_for, add),
+  byte for byte as bloom_empty_bits / bloom_empty and bloom_add make it, and
+  its estimates from the fill (cardinality, fpr), as bloom_info gives them.
 
 Get a sketch's bytes from the server with a bytea cast (``f::bytea``) or
 ``<kind>_send``; psycopg2 returns a bytea as a ``memoryview``.
@@ -19,6 +24,8 @@ Get a sketch's bytes from the server with a bytea cast (``f::bytea``) or
     f = bs.load(row[0])              # a Bloom, CountingBloom, CountMin or TopK
     f.contains(42)                   # the same answer as  f @> 42
     bs.bloomsketch_hash(42)          # the same value as   bloomsketch_hash(42)
+    g = bs.Bloom.empty_for(1000, 0.01, "blocked")   # bloom_empty(1000, 0.01, 'blocked')
+    g.add(42)                        # bloom_add(g, 42); g.to_bytes() = its bytes
 
 Invalid bytes raise FormatError (a ValueError); a key of another family than
 the sketch's raises FamilyError (a TypeError), as the server does.
@@ -42,6 +49,8 @@ __all__ = [
     "key_float", "key_real", "key_numeric", "key_date", "key_timestamp",
     "key_timestamptz", "decode_key",
     "hash64", "bloomsketch_hash", "to_signed", "to_unsigned", "probe", "probes",
+    "splitmix", "blocked_positions", "LAYOUT_CLASSIC", "LAYOUT_BLOCKED", "layout_number",
+    "optimal_shape", "blocked_fpr", "blocked_best_hashes", "blocked_optimal",
     "parse_header", "load", "Bloom", "CountingBloom", "CountMin", "TopK",
 ]
 
@@ -78,6 +87,15 @@ FAMILY_NAMES = ["none", "integer", "text", "bytea", "uuid", "float", "numeric",
 
 BLOOM_MAX_HASHES = 64
 BLOOM_MAX_BITS = (MAX_SKETCH_BYTES - HEADER_SIZE) * 8
+
+# Layouts of a bloom (header p3; src/core/bloom.h, src/core/blocked.h)
+LAYOUT_CLASSIC = 0
+LAYOUT_BLOCKED = 1
+LAYOUT_NAMES = {LAYOUT_CLASSIC: "classic", LAYOUT_BLOCKED: "blocked"}
+BLOCK_BITS = 512                # a block: one 64-byte cache line
+BLOCK_BYTES = 64
+BLOCK_PROBES_PER_MIX = 7        # 9-bit in-block positions per splitmix output
+LN2 = 0.69314718055994530942
 CMS_MAX_DEPTH = 64
 CMS_MAX_COUNT = INT64_MAX
 TOPK_MAX_K = 10000
@@ -346,8 +364,200 @@ def probe(h, i, m):
 
 
 def probes(h, m, k):
-    """The first k probe positions of h in [0, m), in order."""
+    """The first k probe positions of h in [0, m), in order (classic layout)."""
     return [probe(h, i, m) for i in range(k)]
+
+
+def splitmix(h, i):
+    """g_i(h): splitmix64's (i+1)-th output from state h (src/core/hash.h)."""
+    z = (h + (i + 1) * _GOLDEN) & MASK64
+    z = ((z ^ (z >> 30)) * _MIX1) & MASK64
+    z = ((z ^ (z >> 27)) * _MIX2) & MASK64
+    return z ^ (z >> 31)
+
+
+def blocked_positions(h, m, k):
+    """The k bit positions of h in a blocked filter of m bits (a multiple of
+    512), in probe order (src/core/blocked.h): the block b = (h * B) >> 64 of
+    the B = m / 512 blocks, then bit i is bits 9 (i mod 7) to 9 (i mod 7) + 8
+    of g_(i div 7), inside block b.  Two probes may set the same bit."""
+    base = ((h * (m // BLOCK_BITS)) >> 64) * BLOCK_BITS
+    out = []
+    for i in range(k):
+        if i % BLOCK_PROBES_PER_MIX == 0:
+            g = splitmix(h, i // BLOCK_PROBES_PER_MIX)
+        out.append(base + (g >> (9 * (i % BLOCK_PROBES_PER_MIX)) & 511))
+    return out
+
+
+def layout_number(layout):
+    """A layout given as 'classic' / 'blocked' or as its number."""
+    if isinstance(layout, str):
+        for number, name in LAYOUT_NAMES.items():
+            if name == layout:
+                return number
+        raise ValueError('unknown bloom filter layout "%s"' % layout)
+    if layout not in LAYOUT_NAMES:
+        raise ValueError("unknown bloom filter layout %r" % (layout,))
+    return layout
+
+
+# ---------------------------------------------------------------------------
+# Sizing (src/core/bloom.c, src/core/blocked.c; doc/sizing.md).  The same
+# double arithmetic in the same order as the core, with the C library's
+# functions (Python's math module calls them, except for lgamma, which it
+# implements itself: the C library's is called through ctypes when it can
+# be found), so the rates are bloom_fpr_estimate's and the shapes are the
+# ones bloom_empty(capacity, fpr, layout) makes.
+# ---------------------------------------------------------------------------
+
+def _c_lgamma():
+    try:
+        import ctypes
+        import ctypes.util
+        libm = ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6")
+        f = libm.lgamma
+        f.restype, f.argtypes = ctypes.c_double, [ctypes.c_double]
+        return f
+    except (ImportError, OSError, AttributeError):
+        # the rates may then differ from the server's in their last bits
+        return math.lgamma
+
+
+_lgamma = _c_lgamma()
+
+def _c_round(x):
+    """C's round() (halves away from zero) of a non-negative double."""
+    f = math.floor(x)
+    return f + 1.0 if x - f >= 0.5 else f
+
+
+def _check_capacity_fpr(n, p):
+    if not (n >= 1.0) or not math.isfinite(n):
+        raise ValueError("capacity must be at least 1, got %r" % n)
+    if not 0.0 < p < 1.0:
+        raise ValueError("false-positive rate must be between 0 and 1 (exclusive), got %r" % p)
+
+
+def _optimal_bits(n, p):
+    """bs_bloom_optimal_bits: ceil(-n ln p / ln^2 2)."""
+    n, p = float(n), float(p)
+    _check_capacity_fpr(n, p)
+    bits = math.ceil(-n * math.log(p) / (LN2 * LN2))
+    if bits > BLOOM_MAX_BITS:
+        raise ValueError("a bloom filter for %.0f values at false-positive rate %r would need "
+                         "%d bits, more than the limit of %d" % (n, p, bits, BLOOM_MAX_BITS))
+    return max(1, bits)
+
+
+def _optimal_hashes(m, n):
+    """bs_bloom_optimal_hashes: round(m / n ln 2), at least 1."""
+    k = _c_round(m / float(n) * LN2)
+    if k > BLOOM_MAX_HASHES:
+        raise ValueError("%d bits for %.0f values would need %d hashes, more than the %d a filter may have"
+                         % (m, n, k, BLOOM_MAX_HASHES))
+    return int(max(1.0, k))
+
+
+def blocked_fpr(m, n, k):
+    """bs_blocked_fpr: the false-positive rate of a blocked filter of m bits
+    holding n keys with k hashes: sum over i of P(i keys in the block)
+    (1 - (1 - 1/512)^(i k))^k, the keys per block binomial (n, 1/B)."""
+    B = float(m // BLOCK_BITS)
+    n = float(n)
+    keep = float(k) * math.log1p(-1.0 / BLOCK_BITS)
+
+    def inner(i):
+        return math.pow(-math.expm1(i * keep), float(k))
+
+    if not (n > 0.0) or B < 1.0:
+        return 0.0
+    if B == 1.0:
+        return inner(n)
+    q = 1.0 / B
+    mean = n * q
+    sd = math.sqrt(n * q * (1.0 - q))
+    lo = max(0.0, float(math.floor(mean - 12.0 * sd - 12.0)))
+    hi = min(n, float(math.ceil(mean + 12.0 * sd + 12.0)))
+    mode = min(n, float(math.floor((n + 1.0) * q)))
+    pm = math.exp(_lgamma(n + 1.0) - _lgamma(mode + 1.0) - _lgamma(n - mode + 1.0)
+                  + mode * math.log(q) + (n - mode) * math.log1p(-q))
+    total = pm * inner(mode)
+    p, i = pm, mode
+    while i < hi and p > 0.0:
+        p *= (n - i) / (i + 1.0) * q / (1.0 - q)
+        total += p * inner(i + 1.0)
+        i += 1.0
+    p, i = pm, mode
+    while i > lo and p > 0.0:
+        p *= i / (n - i + 1.0) * (1.0 - q) / q
+        total += p * inner(i - 1.0)
+        i -= 1.0
+    return total
+
+
+def blocked_best_hashes(m, n):
+    """bs_blocked_best_hashes: the k with the lowest blocked_fpr(m, n, k)."""
+    n = float(n)
+    k0 = _c_round(m / n * LN2)
+    if not k0 >= 1.0:
+        k0 = 1.0
+    k0 = int(min(k0, BLOOM_MAX_HASHES))
+    best, fbest = k0, blocked_fpr(m, n, k0)
+    k = best - 1
+    while k >= 1:
+        f = blocked_fpr(m, n, k)
+        if not f < fbest:
+            break
+        best, fbest = k, f
+        k -= 1
+    if best == k0:
+        k = best + 1
+        while k <= BLOOM_MAX_HASHES:
+            f = blocked_fpr(m, n, k)
+            if not f < fbest:
+                break
+            best, fbest = k, f
+            k += 1
+    return best
+
+
+def blocked_optimal(n, p):
+    """bs_blocked_optimal: (m, k) of the smallest blocked filter for n keys
+    at rate p: the fewest blocks for which blocked_fpr <= p with the best k."""
+    n, p = float(n), float(p)
+    max_blocks = BLOOM_MAX_BITS // BLOCK_BITS
+
+    def meets(blocks):
+        m = blocks * BLOCK_BITS
+        return blocked_fpr(m, n, blocked_best_hashes(m, n)) <= p
+
+    lo = max(1, _optimal_bits(n, p) // BLOCK_BITS)
+    hi = lo
+    if not meets(hi):
+        while True:
+            lo, hi = hi, min(hi * 2, max_blocks)
+            if hi == lo:
+                raise ValueError("a blocked bloom filter for %.0f values at false-positive rate %r "
+                                 "would need more than %d bits, the limit" % (n, p, BLOOM_MAX_BITS))
+            if meets(hi):
+                break
+        while hi - lo > 1:
+            mid = lo + (hi - lo) // 2
+            if meets(mid):
+                hi = mid
+            else:
+                lo = mid
+    m = hi * BLOCK_BITS
+    return m, blocked_best_hashes(m, n)
+
+
+def optimal_shape(capacity, fpr, layout=LAYOUT_CLASSIC):
+    """(m, k) of bloom_empty(capacity, fpr, layout) (bs_bloom_shape_for)."""
+    if layout_number(layout) == LAYOUT_BLOCKED:
+        return blocked_optimal(capacity, fpr)
+    m = _optimal_bits(capacity, fpr)
+    return m, _optimal_hashes(m, capacity)
 
 
 # ---------------------------------------------------------------------------
@@ -440,30 +650,88 @@ class _Sketch:
 
 
 class Bloom(_Sketch):
-    """A bloom value (kind 1): m bits, k hashes."""
+    """A bloom value (kind 1): m bits, k hashes, in the classic or the
+    blocked layout (header p3).  Bloom(bytes) reads a value; Bloom.empty()
+    and Bloom.empty_for() make one, add() adds keys, to_bytes() gives the
+    bytes (the same as the server's for the same calls)."""
     kind = KIND_BLOOM
 
     def _check(self, h, payload, deep):
+        # the order of bs_bloom_check_named (src/core/bloom.c): the same first message
         if not 1 <= h.p1 <= BLOOM_MAX_BITS:
             raise FormatError("bloom value has an invalid bit count %d" % h.p1)
         if not 1 <= h.p2 <= BLOOM_MAX_HASHES:
             raise FormatError("bloom value has an invalid hash count %d (must be 1 to %d)"
                               % (h.p2, BLOOM_MAX_HASHES))
-        if h.p3 or h.n or h.x:
+        if h.n or h.x:
             raise FormatError("bloom value has nonzero reserved header fields")
+        if h.p3 not in LAYOUT_NAMES:
+            raise FormatError("bloom value has an unknown layout %d (0 classic, 1 blocked)" % h.p3)
+        if h.p3 == LAYOUT_BLOCKED and h.p1 % BLOCK_BITS:
+            raise FormatError("blocked bloom value has %d bits, not a multiple of the block size %d"
+                              % (h.p1, BLOCK_BITS))
         need = (h.p1 + 7) // 8
         if len(payload) != need:
             raise FormatError("bloom value of %d bits must have %d payload bytes, has %d"
                               % (h.p1, need, len(payload)))
         if h.p1 % 8 and payload[-1] >> (h.p1 % 8):
             raise FormatError("bloom value has bits set past its last bit %d" % (h.p1 - 1))
-        self.m, self.k, self.bits = h.p1, h.p2, payload
+        self.m, self.k, self.layout = h.p1, h.p2, h.p3
+        self.bits = bytearray(payload)
+
+    @classmethod
+    def empty(cls, m, k, layout=LAYOUT_CLASSIC, family=FAMILY_NONE, seed=0):
+        """bloom_empty_bits(m, k, layout): an empty filter of m bits and k
+        hashes (a blocked one needs m a multiple of 512)."""
+        layout = layout_number(layout)
+        if not 1 <= m <= BLOOM_MAX_BITS:
+            raise ValueError("a bloom filter must have between 1 and %d bits, got %d" % (BLOOM_MAX_BITS, m))
+        if not 1 <= k <= BLOOM_MAX_HASHES:
+            raise ValueError("a bloom filter must have between 1 and %d hashes, got %d" % (BLOOM_MAX_HASHES, k))
+        if layout == LAYOUT_BLOCKED and m % BLOCK_BITS:
+            raise ValueError("a blocked bloom filter must have a multiple of %d bits, got %d" % (BLOCK_BITS, m))
+        hdr = _HEADER.pack(MAGIC, FORMAT_VERSION, KIND_BLOOM, HASH_XXH3_64, family, seed,
+                           m, k, layout, 0, 0)
+        return cls(hdr + bytes((m + 7) // 8))
+
+    @classmethod
+    def empty_for(cls, capacity, fpr, layout=LAYOUT_CLASSIC, family=FAMILY_NONE, seed=0):
+        """bloom_empty(capacity, fpr, layout): the filter sized for capacity
+        keys at rate fpr (optimal_shape)."""
+        m, k = optimal_shape(capacity, fpr, layout)
+        return cls.empty(m, k, layout, family, seed)
+
+    def to_bytes(self):
+        """The value's bytes (with the adds made here)."""
+        return _HEADER.pack(MAGIC, FORMAT_VERSION, KIND_BLOOM, HASH_XXH3_64, self.family, self.seed,
+                            self.m, self.k, self.layout, 0, 0) + bytes(self.bits)
+
+    @property
+    def layout_name(self):
+        return LAYOUT_NAMES[self.layout]
 
     def bit(self, j):
         return self.bits[j >> 3] >> (j & 7) & 1
 
+    def positions(self, h):
+        """The k bit positions of the unsigned hash h, in probe order."""
+        if self.layout == LAYOUT_BLOCKED:
+            return blocked_positions(h, self.m, self.k)
+        return probes(h, self.m, self.k)
+
     def contains_hash(self, h):
-        m, bits = self.m, self.bits
+        bits = self.bits
+        if self.layout == LAYOUT_BLOCKED:
+            base = ((h * (self.m >> 9)) >> 64) << 6     # the block's first byte
+            for i in range(self.k):
+                if i % BLOCK_PROBES_PER_MIX == 0:
+                    g = splitmix(h, i // BLOCK_PROBES_PER_MIX)
+                else:
+                    g >>= 9
+                if not bits[base + ((g & 511) >> 3)] >> (g & 7) & 1:
+                    return False
+            return True
+        m = self.m
         for i in range(1, self.k + 1):
             z = (h + i * _GOLDEN) & MASK64
             z = ((z ^ (z >> 30)) * _MIX1) & MASK64
@@ -479,8 +747,54 @@ class Bloom(_Sketch):
 
     __contains__ = contains
 
+    def add_hash(self, h):
+        """Set the bits of the unsigned hash h (bs_bloom_add)."""
+        for p in self.positions(h):
+            self.bits[p >> 3] |= 1 << (p & 7)
+
+    def add(self, value):
+        """bloom_add(f, value), in place: a filter of family none takes the
+        family of its first key; a key of another family raises FamilyError."""
+        k = self.key(value)
+        self.add_hash(_xxh3(k.data, seed=self.seed))
+        if self.family == FAMILY_NONE:
+            self.family = k.family
+        return self
+
     def bits_set(self):
         return sum(bin(b).count("1") for b in self.bits)
+
+    def _block_fills(self):
+        for b in range(0, len(self.bits), BLOCK_BYTES):
+            yield sum(bin(x).count("1") for x in self.bits[b:b + BLOCK_BYTES])
+
+    def cardinality(self):
+        """bloom_cardinality(f) (bloom_info's estimated_cardinality), as
+        bs_bloom_cardinality_of: classic -(m/k) ln(1 - X/m) (Swamidass and
+        Baldi), blocked the sum of each block's -(512/k) ln(1 - X_b/512);
+        infinity when every bit (of a block) is set."""
+        if self.layout == LAYOUT_BLOCKED:
+            per = [-(BLOCK_BITS / self.k) * math.log1p(-x / BLOCK_BITS) for x in range(BLOCK_BITS)]
+            per.append(math.inf)
+            n = 0.0
+            for x in self._block_fills():
+                n += per[x]
+            return n
+        x = self.bits_set()
+        if x >= self.m:
+            return math.inf
+        return -(self.m / self.k) * math.log1p(-x / self.m)
+
+    def fpr(self):
+        """bloom_fpr(f) (bloom_info's estimated_fpr), as bs_bloom_fpr_of:
+        classic (X/m)^k, blocked the mean over the blocks of (X_b/512)^k."""
+        if self.layout == LAYOUT_BLOCKED:
+            per = [math.pow(x / BLOCK_BITS, self.k) for x in range(BLOCK_BITS + 1)]
+            total = 0.0
+            for x in self._block_fills():
+                total += per[x]
+            return total / float(self.m // BLOCK_BITS)
+        return math.pow(self.bits_set() / self.m, self.k)
 
 
 class CountingBloom(_Sketch):

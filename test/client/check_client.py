@@ -20,7 +20,17 @@ works in a schema of its own (bs_client_<pid>, dropped at the end) and checks:
 5. Count-Min estimates (cms_frequency) and topk_items, compared exactly;
 6. corrupted sketches: the client raises FormatError with the server's
    message, and the server rejects the same bytes; a key of another family
-   raises FamilyError.
+   raises FamilyError;
+7. the blocked layout (bloom_empty(..., 'blocked') and bloom_add,
+   bloom_agg(v, capacity, fpr, 'blocked'), bloom_agg(v, fpr, 'blocked')):
+   the client answers as @> for present and absent keys, builds the same
+   bytes from the same keys (with its own sizing), and gives bloom_info's
+   estimated cardinality and rate exactly; its sizing is the server's
+   (bloom_optimal_bits, bloom_optimal_hashes, bloom_fpr_estimate).
+
+The hash vectors also check the blocked positions (the bits a key sets in a
+blocked filter), and every bloom of the format vectors is rebuilt by the
+client from its keys, byte for byte.
 
 Each check prints "ok - ..." or "not ok - ..."; the last line is
 "client: N passed, M failed".  The exit status is non-zero if a check failed
@@ -147,11 +157,21 @@ def check_hash_vectors(bs, cur, encoding):
             problems.append("server: type %s, bloomsketch_hash %d" % (styp, sh))
         if set_positions(f.bits) != set(want_pos) or f.family != family:
             problems.append("server: other bits or family in bloom_add(bloom_empty_bits(m, k), value)")
+        # the same key in a blocked filter of at least m bits: one block, the client's positions
+        mb = (m + bs.BLOCK_BITS - 1) // bs.BLOCK_BITS * bs.BLOCK_BITS
+        blocked_pos = bs.blocked_positions(h, mb, k)
+        cur.execute("SELECT bloom_add(bloom_empty_bits(%d, %d, 'blocked'), %s)::bytea" % (mb, k, expr))
+        fb = bs.Bloom(cur.fetchone()[0])
+        if (set_positions(fb.bits) != set(blocked_pos) or len({p // bs.BLOCK_BITS for p in blocked_pos}) != 1
+                or fb.positions(h) != blocked_pos or not fb.contains_hash(h)):
+            problems.append("blocked: client positions %s, server bits %s"
+                            % (sorted(set(blocked_pos)), sorted(set_positions(fb.bits))))
         skey = server_key(bs, cur, expr)
         if skey != data:
             problems.append("server: key bytes %s" % (skey.hex() if skey is not None else None))
         check(not problems,
-              "hash.tsv line %d (%s %s): key bytes%s, hash %s and %d probes in %d: client = file = server"
+              "hash.tsv line %d (%s %s): key bytes%s, hash %s and %d probes in %d (and blocked positions): "
+              "client = file = server"
               % (lineno, typ, expr, "" if local is not None else " (from the file: %s is not a Python value)" % text,
                  h_signed, k, m), "\n".join(problems))
     check(rows >= 50, "hash.tsv has %d rows (at least 50)" % rows)
@@ -194,6 +214,31 @@ def sql_text(value):
     if hasattr(value, "isoformat"):
         return value.isoformat()
     return str(value)
+
+
+def build_bloom(bs, build, ops, family):
+    """The client's bloom for a record's build line and keys (doc/format.md,
+    section 11): bloom_empty_bits M K, bloom_empty CAPACITY FPR, bloom_agg
+    FPR (sized for the distinct keys) or bloom_agg CAPACITY FPR, each with
+    an optional layout, then the keys added in order."""
+    words = build.split()
+    layout = "classic"
+    if words[-1] in ("classic", "blocked"):
+        layout = words.pop()
+    fn, args = words[0], [float(w) for w in words[1:]]
+    if fn == "bloom_empty_bits":
+        f = bs.Bloom.empty(int(args[0]), int(args[1]), layout)
+    elif fn == "bloom_empty" or fn == "bloom_agg" and len(args) == 2:
+        f = bs.Bloom.empty_for(args[0], args[1], layout)
+    elif fn == "bloom_agg":
+        f = bs.Bloom.empty_for(max(1, len({data for _, data, _ in ops})), args[0], layout)
+    else:
+        raise ValueError("unknown bloom build line %r" % build)
+    if fn == "bloom_agg":
+        f.family = family           # the aggregate's argument type, even before a row
+    for remove, data, count in ops:
+        f.add(bs.Key(family, data))
+    return f
 
 
 def check_sketch_vectors(bs, cur):
@@ -243,6 +288,11 @@ def check_sketch_vectors(bs, cur):
                 if not ops and (kind in ("bloom",) and s.bits_set() or kind == "cms" and s.total):
                     problems.append("an empty sketch holds something")
                 what = "reads it and finds its %d keys" % len(net)
+                if kind == "bloom":
+                    mine = build_bloom(bs, r["build"], ops, family)
+                    if mine.to_bytes() != want:
+                        problems.append("the client builds %s" % mine.to_bytes().hex())
+                    what += ", builds the same bytes from them (%s layout)" % s.layout_name
                 if kind == "topk":
                     cur.execute("SELECT value, frequency FROM topk_items(%s::bytea::topk)", (want,))
                     server_items = cur.fetchall()
@@ -256,6 +306,9 @@ def check_sketch_vectors(bs, cur):
         check(not problems, "%s: the client %s" % (name, what), "\n".join(problems))
     check(len(records) >= 10 and kinds >= {"bloom", "bloom_agg_state", "cbloom", "cms", "topk"},
           "sketches.txt has %d records (at least 10) of every kind" % len(records))
+    blocked = [r["name"] for r in records if r.get("build", "").endswith(" blocked")]
+    check(any(r.startswith("bloom") for r in blocked) and any(r.startswith("state") for r in blocked),
+          "sketches.txt has blocked-layout filters and states (%s)" % ", ".join(blocked))
 
 
 # ---------------------------------------------------------------------------
@@ -478,6 +531,164 @@ def check_cms_topk(bs, cur, n_rows, n_probes):
           "client %s\nserver %s" % (mine, server_items))
 
 
+def check_blocked_filter(bs, cur, encoding, label, typ, expr, n, make, tag, build):
+    """A blocked filter made in SQL over keys 1..n (make: an aggregate over
+    the table's v, or a DO block that fills f_TAG), compared with the client:
+    its answers for keys 1..2n are @>'s, build(keys) makes the same bytes,
+    and its estimates are bloom_info's."""
+    fn = key_function(bs, typ, encoding)
+    table = "kb_" + tag
+    cur.execute("CREATE TEMP TABLE %s AS SELECT x, %s AS v FROM generate_series(1, %d) x" % (table, expr, 2 * n))
+    if make.startswith("DO "):
+        cur.execute(make % {"table": table, "n": n, "tag": tag})
+    else:
+        cur.execute("CREATE TEMP TABLE f_%s AS SELECT %s AS f FROM %s WHERE x <= %d" % (tag, make, table, n))
+    cur.execute("SELECT f::bytea, (bloom_info(f)).*, bloom_cardinality(f), bloom_fpr(f) FROM f_%s" % tag)
+    row = cur.fetchone()
+    raw, names = bytes(row[0]), [d[0] for d in cur.description]
+    info = dict(zip(names[1:], row[1:]))
+    f = bs.load(raw)
+    cur.execute("SELECT x, v, (SELECT f FROM f_%s) @> v FROM %s ORDER BY x" % (tag, table))
+    disagree, false_neg, fp, present = [], 0, 0, []
+    for x, v, server in cur:
+        key = fn(v)
+        mine = f.contains(key)
+        if mine != server:
+            disagree.append((x, v, server))
+        if x <= n:
+            present.append(key)
+            false_neg += not mine
+        else:
+            fp += mine
+    problems = []
+    if not isinstance(f, bs.Bloom) or f.layout != bs.LAYOUT_BLOCKED or info["layout"] != "blocked":
+        problems.append("not a blocked bloom: %r, layout %s" % (f, info["layout"]))
+    if disagree or false_neg:
+        problems.append("%d disagreements with @> (first %s), %d false negatives"
+                        % (len(disagree), disagree[:5], false_neg))
+    mine = build(present)
+    if mine.to_bytes() != raw:
+        diff = next(i for i, (a, b) in enumerate(zip(mine.to_bytes() + b"\0", raw + b"\0")) if a != b)
+        problems.append("the client's filter of the same keys differs from byte %d (%d bits and %d hashes, "
+                        "the server's %d and %d)" % (diff, mine.m, mine.k, f.m, f.k))
+    est = (f.cardinality(), f.fpr(), f.bits_set())
+    if est != (info["estimated_cardinality"], info["estimated_fpr"], info["bits_set"]) or \
+            est[:2] != (info["bloom_cardinality"], info["bloom_fpr"]):
+        problems.append("estimates: client %r, bloom_info %r, bloom_cardinality %r, bloom_fpr %r"
+                        % (est, (info["estimated_cardinality"], info["estimated_fpr"], info["bits_set"]),
+                           info["bloom_cardinality"], info["bloom_fpr"]))
+    check(not problems,
+          "%s over %d %s keys (%d bits = %d blocks, %d hashes): %d lookups = @>, no false negative "
+          "(%d false positives in %d absent keys, %.4f); the client's filter of the keys is the same "
+          "%d bytes; cardinality %.1f and fpr %.3g = bloom_info's"
+          % (make.split("(")[0] + "(...)" if make.startswith("DO ") else make, n, label, f.m,
+             f.m // bs.BLOCK_BITS, f.k, 2 * n, fp, n, fp / n, len(raw), est[0], est[1]),
+          "\n".join(problems))
+    return f
+
+
+def check_blocked(bs, cur, encoding):
+    """The blocked layout: filters made in SQL against the client."""
+    def client_for(capacity, fpr):
+        """The client's filter: bloom_empty(capacity, fpr, 'blocked'), then the keys
+        (the first one sets the family, as the aggregate's argument type does)."""
+        def build(keys):
+            g = bs.Bloom.empty_for(capacity, fpr, "blocked")
+            for k in keys:
+                g.add(k)
+            return g
+        return build
+
+    def client_auto(fpr):
+        """bloom_agg(v, fpr, 'blocked') of a group: sized for its distinct keys."""
+        return lambda keys: client_for(len({k.data for k in keys}), fpr)(keys)
+
+    fams = {label: (typ, expr) for label, typ, expr in key_types(encoding == "utf_8")}
+    # bloom_agg(v, capacity, fpr, 'blocked'): the fixed shape, several families, one overfull
+    for label, n, cap, fpr in [("bigint", 50000, 60000, 0.01), ("text", 30000, 30000, 0.001),
+                               ("uuid", 20000, 25000, 0.02), ("numeric", 5000, 5000, 0.05),
+                               ("timestamptz", 5000, 5000, 0.01), ("integer", 3000, 500, 0.1)]:
+        typ, expr = fams[label]
+        check_blocked_filter(bs, cur, encoding, label, typ, expr, n,
+                             "bloom_agg(v, %d, %s, 'blocked')" % (cap, fpr), "agg_" + label,
+                             client_for(cap, fpr))
+    # bloom_empty(capacity, fpr, 'blocked') and bloom_add, key by key
+    for label, n, cap, fpr in [("bigint", 3000, 3000, 0.01), ("text", 2000, 4000, 0.001),
+                               ("bytea", 1000, 1000, 0.05)]:
+        typ, expr = fams[label]
+        make = ("DO $$ DECLARE f bloom := bloom_empty(%d, %s, 'blocked'); r record; BEGIN "
+                "FOR r IN SELECT v FROM %%(table)s WHERE x <= %%(n)s ORDER BY x LOOP f := bloom_add(f, r.v); "
+                "END LOOP; CREATE TEMP TABLE f_%%(tag)s AS SELECT f; END $$" % (cap, fpr))
+        check_blocked_filter(bs, cur, encoding, label, typ, expr, n, make, "add_" + label,
+                             client_for(cap, fpr))
+    # bloom_agg(v, fpr, 'blocked'): sized for the distinct count of the group
+    for label, n, fpr in [("bigint", 50000, 0.01), ("text", 20000, 0.001), ("float8", 5000, 0.05),
+                          ("date", 2000, 0.01), ("varchar", 10, 0.01), ("smallint", 1, 0.2)]:
+        typ, expr = fams[label]
+        check_blocked_filter(bs, cur, encoding, label, typ, expr, n,
+                             "bloom_agg(v, %s, 'blocked')" % fpr, "auto_" + label, client_auto(fpr))
+
+    # past 2^20 distinct values: the dense phase, folded by whole blocks (sampled lookups)
+    n = (1 << 20) + 50000
+    cur.execute("CREATE TEMP TABLE f_dense AS SELECT bloom_agg(x, 0.01, 'blocked') AS f "
+                "FROM generate_series(1, %d) x" % n)
+    cur.execute("SELECT f::bytea, (bloom_info(f)).estimated_cardinality, (bloom_info(f)).estimated_fpr "
+                "FROM f_dense")
+    raw, card, fpr = cur.fetchone()
+    f = bs.load(raw)
+    cur.execute("SELECT x, (SELECT f FROM f_dense) @> x FROM generate_series(1, %d, 53) x" % (2 * n))
+    rows = cur.fetchall()
+    disagree = [(x, server) for x, server in rows if f.contains(x) != server]
+    false_neg = sum(1 for x, _ in rows if x <= n and not f.contains(x))
+    check(f.layout == bs.LAYOUT_BLOCKED and not disagree and false_neg == 0
+          and (f.cardinality(), f.fpr()) == (card, fpr),
+          "bloom_agg(x, 0.01, 'blocked') over %d bigints (dense phase, folded to %d bits, %d hashes): "
+          "%d sampled lookups = @>, no false negative; cardinality %.0f and fpr %.4f = bloom_info's"
+          % (n, f.m, f.k, len(rows), card, fpr),
+          "disagreements %s, %d false negatives, client estimates %r" % (disagree[:5], false_neg,
+                                                                          (f.cardinality(), f.fpr())))
+
+    # the sizing: the client's shapes and rates are the server's
+    bad, cases = [], 0
+    for n in (1, 2, 7, 20, 100, 999, 1000, 12345, 100000, 1000000):
+        for p in (0.5, 0.2, 0.1, 0.05, 0.02, 0.01, 0.001, 1e-4, 1e-6, 1e-10):
+            for layout in ("classic", "blocked"):
+                cur.execute("SELECT bloom_optimal_bits(%s, %s, %s) AS m", (n, p, layout))
+                m = cur.fetchone()[0]
+                cur.execute("SELECT bloom_optimal_hashes(%s, %s, %s), (bloom_info(bloom_empty(%s, %s, %s))).bits",
+                            (m, n, layout, n, p, layout))
+                k, m2 = cur.fetchone()
+                cur.execute("SELECT bloom_fpr_estimate(%s, %s, %s, %s)", (m, n, k, layout))
+                fe = cur.fetchone()[0]
+                cases += 1
+                mine = bs.optimal_shape(n, p, layout)
+                mine_fpr = bs.blocked_fpr(m, n, k) if layout == "blocked" else None
+                if mine != (m, k) or m2 != m or (layout == "blocked" and mine_fpr != fe):
+                    bad.append((n, p, layout, (m, k), fe, mine, mine_fpr))
+    check(not bad, "sizing of %d (capacity, fpr, layout): the client's optimal_shape = bloom_optimal_bits and "
+          "bloom_optimal_hashes (= bloom_empty's), and its blocked_fpr = bloom_fpr_estimate exactly" % cases,
+          "differ: %s" % bad[:5])
+
+    # the client refuses what the server refuses
+    refusals = []
+    for args, sql in [((1000, 3, "blocked"), "bloom_empty_bits(1000, 3, 'blocked')"),
+                      ((1024, 3, "cached"), "bloom_empty_bits(1024, 3, 'cached')"),
+                      ((1024, 3, 2), None)]:
+        try:
+            bs.Bloom.empty(*args)
+            refusals.append(args)
+        except ValueError:
+            pass
+        if sql:
+            try:
+                cur.execute("SELECT " + sql)
+                refusals.append(sql)
+            except Exception:
+                pass
+    check(not refusals, "a blocked filter of 1000 bits and an unknown layout are refused by the client "
+          "(ValueError) and by the server", "accepted: %s" % refusals)
+
+
 def corrupt(buf, offset, data):
     b = bytearray(buf)
     b[offset:offset + len(data)] = data
@@ -490,8 +701,9 @@ def check_corruption(bs, cur, psycopg2):
     cur.execute("SELECT bloom_add(bloom_add(bloom_empty_bits(61, 3), 42), 7)::bytea, "
                 "cms_add(cms_empty_dims(4, 2), 'x', 3)::bytea, "
                 "cbloom_add(cbloom_empty(3, 0.1), 42)::bytea, "
-                "(SELECT topk_agg(v, 2, 0.34, 0.5) FROM unnest(ARRAY['a', 'b', 'b', 'c', 'c', 'c']) v)::bytea")
-    bloom, cms, cbloom, topk = (bytes(v) for v in cur.fetchone())
+                "(SELECT topk_agg(v, 2, 0.34, 0.5) FROM unnest(ARRAY['a', 'b', 'b', 'c', 'c', 'c']) v)::bytea, "
+                "bloom_add(bloom_add(bloom_empty_bits(1024, 9, 'blocked'), 42), 7)::bytea")
+    bloom, cms, cbloom, topk, blocked = (bytes(v) for v in cur.fetchone())
     u64 = lambda v: v.to_bytes(8, "little")  # noqa: E731
     u32 = lambda v: v.to_bytes(4, "little")  # noqa: E731
     cases = [
@@ -509,9 +721,18 @@ def check_corruption(bs, cur, psycopg2):
         ("bloom", "m = 65", corrupt(bloom, 16, u64(65))),
         ("bloom", "k = 0", corrupt(bloom, 24, u32(0))),
         ("bloom", "k = 65", corrupt(bloom, 24, u32(65))),
-        ("bloom", "reserved p3", corrupt(bloom, 28, u32(1))),
+        ("bloom", "layout 1 (blocked) at 61 bits", corrupt(bloom, 28, u32(1))),
+        ("bloom", "layout 2", corrupt(bloom, 28, u32(2))),
         ("bloom", "reserved x", corrupt(bloom, 40, u64(1))),
         ("bloom", "a bit past m", corrupt(bloom, len(bloom) - 1, bytes([bloom[-1] | 0x80]))),
+        ("bloom", "blocked: layout 2", corrupt(blocked, 28, u32(2))),
+        ("bloom", "blocked: layout 2^32 - 1", corrupt(blocked, 28, u32(0xFFFFFFFF))),
+        ("bloom", "blocked: m = 1000", corrupt(blocked, 16, u64(1000))),
+        ("bloom", "blocked: m = 1536", corrupt(blocked, 16, u64(1536))),
+        ("bloom", "blocked: m = 0", corrupt(blocked, 16, u64(0))),
+        ("bloom", "blocked: k = 65", corrupt(blocked, 24, u32(65))),
+        ("bloom", "blocked: reserved n", corrupt(blocked, 32, u64(1))),
+        ("bloom", "blocked: truncated by one byte", blocked[:-1]),
         ("cms", "a counter changed", corrupt(cms, 48, u64(1) if cms[48] != 1 else u64(2))),
         ("cms", "depth 0", corrupt(cms, 24, u32(0))),
         ("cms", "total past 2^63 - 1", corrupt(cms, 32, u64(1 << 63))),
@@ -558,6 +779,9 @@ def check_corruption(bs, cur, psycopg2):
           "a text key in an integer filter: the client raises FamilyError(%r), the server %s" % (client, code))
     check(f.contains(42) and f.contains(7) and f.bits_set() <= 6,
           "the uncorrupted filter holds 42 and 7")
+    fb = bs.load(blocked)
+    check(fb.layout == bs.LAYOUT_BLOCKED and fb.contains(42) and fb.contains(7) and fb.bits_set() <= 18,
+          "the uncorrupted blocked filter holds 42 and 7")
 
 
 # ---------------------------------------------------------------------------
@@ -597,6 +821,10 @@ def run():
                     "(SFUNC = bloom_agg_trans, STYPE = bloom_agg_state)")
         cur.execute("CREATE AGGREGATE cbloom_agg_partial(anyelement) "
                     "(SFUNC = cbloom_agg_trans, STYPE = bloom_agg_state)")
+        cur.execute("CREATE AGGREGATE bloom_agg_partial(anyelement, double precision, text) "
+                    "(SFUNC = bloom_agg_trans, STYPE = bloom_agg_state)")
+        cur.execute("CREATE AGGREGATE bloom_agg_partial(anyelement, bigint, double precision, text) "
+                    "(SFUNC = bloom_agg_trans, STYPE = bloom_agg_state)")
 
         def stage(name, fn, *args):
             t = time.time()
@@ -617,6 +845,7 @@ def run():
               "x * 7919", 50000, "bloom_agg(v, 60000, 0.02)", "fixed")
         stage("bloom overfull", check_bloom_membership, bs, cur, encoding, "integer", "integer",
               "x::int", 2000, "bloom_agg(v, 500, 0.1)", "overfull")
+        stage("blocked", check_blocked, bs, cur, encoding)
         stage("cbloom", check_cbloom, bs, cur, 50000)
         stage("cms and topk", check_cms_topk, bs, cur, 200000, 100000)
         stage("corruption", check_corruption, bs, cur, psycopg2)

@@ -6,9 +6,13 @@
  * The input is the state's bytes; every form is reachable: exact, counting
  * (cbloom_agg), fixed (bloom_agg(x, capacity, fpr)) and dense (auto-sized
  * past the exact limit: at least 93,360 bytes, so run with -max_len of at
- * least that, 98304 by default).  When bs_validate(deep) accepts them:
+ * least that, 98304 by default), each classic or blocked (flag 0x10,
+ * bloom_agg(x, [capacity,] fpr, 'blocked'); a dense auto-sized blocked state
+ * has at least 663,552 bytes, past -max_len, so only its exact and fixed
+ * forms are reached).  When bs_validate(deep) accepts them:
  *   - bloom_agg_final: bs_builder_result_shape, bs_bloom_size, finish; the
- *     filter is valid and holds every hash the state holds;
+ *     filter is valid, of the state's layout, and holds every hash the state
+ *     holds (bs_bloom_contains, which follows the layout);
  *   - cbloom_agg_final (counting states): finish_counting at 4-bit counters;
  *     valid, and every held hash counts at least its count (or saturates);
  *   - bloom_agg_trans / cbloom_agg_trans: bs_builder_same_target, then adds
@@ -16,7 +20,8 @@
  *     filter holds them;
  *   - bloom_agg_combine: with a copy of itself, and with a valid state of
  *     the same target (both orders; equal final filters), and the refusals
- *     of another target or family;
+ *     of another target, layout (blocked and classic states do not merge)
+ *     or family;
  *   - every state and filter made goes through its text form and bs_validate.
  *
  * Three properties are checked only for states whose hash table is well
@@ -145,15 +150,20 @@ finish_bloom(const uint8_t *s, size_t *len, const char *what)
 	bs_bloom	b;
 
 	bs_builder_result_shape(s, &m, &k);
-	FZ_CHECK(bs_bloom_check_shape(m, k, &err) == BS_OK && bs_bloom_size(m, &total, &err) == BS_OK,
-			 "%s: result shape %" PRIu64 " bits, %u hashes: %s", what, m, k, err.msg);
+	FZ_CHECK(bs_bloom_check_layout_shape(m, k, bs_builder_layout(s), &err) == BS_OK &&
+			 bs_bloom_size(m, &total, &err) == BS_OK,
+			 "%s: %s result shape %" PRIu64 " bits, %u hashes: %s", what,
+			 bs_layout_name(bs_builder_layout(s)), m, k, err.msg);
 	out = fz_alloc(NULL, (size_t) total);
 	bs_builder_finish(s, m, k, out);
 	*len = (size_t) total;
 	fz_roundtrip(out, *len, BS_KIND_BLOOM, what);
 	/* what warn_if_overfull computes */
 	bs_bloom_view(out, &b);
-	(void) bs_bloom_fpr_from_fill(b.m, b.k, bs_popcount(b.bits, bs_bloom_payload_bytes(b.m)));
+	FZ_CHECK(b.layout == bs_builder_layout(s), "%s: a %s state made a %s filter", what,
+			 bs_layout_name(bs_builder_layout(s)), bs_layout_name(b.layout));
+	(void) bs_bloom_fpr_of(&b);
+	(void) bs_bloom_cardinality_of(&b);
 	return out;
 }
 
@@ -165,8 +175,9 @@ bloom_has(const uint8_t *filter, const uint64_t *hashes, int n, const char *what
 
 	bs_bloom_view((uint8_t *) filter, &b);
 	for (i = 0; i < n; i++)
-		FZ_CHECK(bs_bloom_contains_hash(b.bits, b.m, b.k, hashes[i]),
-				 "%s: hash %016" PRIx64 " held by the state is not in its filter", what, hashes[i]);
+		FZ_CHECK(bs_bloom_contains(&b, hashes[i]),
+				 "%s: hash %016" PRIx64 " held by the state is not in its %s filter", what, hashes[i],
+				 bs_layout_name(b.layout));
 }
 
 static void
@@ -221,6 +232,7 @@ static uint8_t *
 same_target(const bs_header *h, uint8_t family)
 {
 	double		fpr = fpr_of(h);
+	uint32_t	layout = (h->p3 & BS_BUILDER_BLOCKED) ? BS_LAYOUT_BLOCKED : BS_LAYOUT_CLASSIC;
 	uint8_t    *s = NULL;
 	bs_error	err;
 	bs_status	st;
@@ -228,9 +240,15 @@ same_target(const bs_header *h, uint8_t family)
 	if (h->p3 & BS_BUILDER_FIXED)
 	{
 		bs_header	c;
+		uint64_t	m = 0;
+		uint32_t	k = 0;
 
-		st = bs_builder_new_fixed((double) h->n, fpr, family, h->seed, &fz_allocator, &s, &err);
-		FZ_CHECK(st == BS_OK, "new fixed state of capacity %" PRIu64 ", fpr %g: %s", h->n, fpr, err.msg);
+		st = bs_bloom_shape_for((double) h->n, fpr, layout, &m, &k, &err);
+		if (st == BS_OK)
+			st = bs_builder_new_fixed_shape((double) h->n, fpr, layout, m, k, family, h->seed,
+											&fz_allocator, &s, &err);
+		FZ_CHECK(st == BS_OK, "new fixed %s state of capacity %" PRIu64 ", fpr %g: %s",
+				 bs_layout_name(layout), h->n, fpr, err.msg);
 		bs_header_read(s, &c);
 		FZ_CHECK(c.p1 == h->p1 && c.p2 == h->p2,
 				 "bs_builder_new_fixed(%" PRIu64 ", %g) makes %" PRIu64 " bits, %u hashes; the accepted state has %" PRIu64 " and %u",
@@ -248,7 +266,9 @@ same_target(const bs_header *h, uint8_t family)
 	else if (h->p3 & BS_BUILDER_COUNTED)
 		st = bs_builder_new_counting(fpr, family, h->seed, &fz_allocator, &s, &err);
 	else
-		st = bs_builder_new_auto(fpr, family, h->seed, &fz_allocator, &s, &err);
+		st = bs_builder_new_auto_layout(fpr, layout, family, h->seed, &fz_allocator, &s, &err);
+	FZ_CHECK(st != BS_OK || bs_builder_layout(s) == ((h->p3 & BS_BUILDER_COUNTED) ? BS_LAYOUT_CLASSIC : layout),
+			 "a new state of a %s target is %s", bs_layout_name(layout), bs_layout_name(bs_builder_layout(s)));
 	FZ_CHECK(st == BS_OK, "new state at fpr %g: %s", fpr, err.msg);
 	return s;
 }
@@ -444,6 +464,27 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		{
 			other = same_target(&h, fz_other_family(h.family));
 			merge_refused(data, other, BS_ERR_FAMILY, "merge with a state of another family");
+		}
+		/* the same target in the other layout (a counting state has none) */
+		if (!counting)
+		{
+			o = h;
+			o.p3 ^= BS_BUILDER_BLOCKED;
+			if (fixed)
+			{
+				/* the fixed shape of the other layout */
+				uint64_t	om = 0;
+				uint32_t	ok = 0;
+
+				FZ_CHECK(bs_bloom_shape_for((double) h.n, fpr, (o.p3 & BS_BUILDER_BLOCKED) ? BS_LAYOUT_BLOCKED : BS_LAYOUT_CLASSIC,
+											&om, &ok, &err) == BS_OK,
+						 "the other layout's shape for capacity %" PRIu64 " at %g: %s", h.n, fpr, err.msg);
+				o.p1 = om;
+				o.p2 = ok;
+			}
+			other = same_target(&o, h.family);
+			merge_refused(data, other, BS_ERR_SHAPE, "merge with a state of the other layout");
+			merge_refused(other, data, BS_ERR_SHAPE, "merge into a state of the other layout");
 		}
 	}
 

@@ -10,8 +10,13 @@
  *     bs_header_read() decodes, and its length is what its header implies;
  *   - the quick check's promise (format.h): every read the parameters imply
  *     stays inside the value.  Each accepted value is read through the
- *     core's views (probes, candidate keys, counters) without the deep
- *     check, the buffer being libFuzzer's exact-length copy of the input.
+ *     core's views (probes of either bloom layout, the blocks' fills,
+ *     candidate keys, counters) without the deep check, the buffer being
+ *     libFuzzer's exact-length copy of the input;
+ *   - a bloom's layout is known and a blocked one has whole blocks; a state
+ *     makes a filter of its layout's shape, a dense blocked state has whole
+ *     blocks (a multiple of BS_BLOCKED_FOLD_BASE of them unless fixed), and
+ *     no counting state is blocked.
  * The operations on accepted values are in the per-kind targets.
  */
 #include "fuzz_common.h"
@@ -25,9 +30,17 @@ check_bloom(const uint8_t *data, size_t size, fz_rng *r)
 	bs_bloom_view((uint8_t *) data, &b);
 	FZ_CHECK(size == BS_HEADER_SIZE + bs_bloom_payload_bytes(b.m),
 			 "bloom of %" PRIu64 " bits accepted at %zu bytes", b.m, size);
+	FZ_CHECK(b.layout <= BS_LAYOUT_MAX, "bloom of unknown layout %u accepted", b.layout);
+	FZ_CHECK(b.layout != BS_LAYOUT_BLOCKED || (b.m % BS_BLOCK_BITS == 0 && b.m >= BS_BLOCK_BITS),
+			 "blocked bloom of %" PRIu64 " bits accepted", b.m);
 	FZ_CHECK(bs_popcount(b.bits, bs_bloom_payload_bytes(b.m)) <= b.m, "bloom has more bits set than it has");
+	/* reads that follow the layout: probes in one block or over all bits, the fill estimates */
 	for (i = 0; i < 4; i++)
-		(void) bs_bloom_contains_hash(b.bits, b.m, b.k, fz_next(r));
+		(void) bs_bloom_contains(&b, fz_next(r));
+	(void) bs_bloom_contains(&b, 0);
+	(void) bs_bloom_contains(&b, UINT64_MAX);
+	(void) bs_bloom_cardinality_of(&b);
+	(void) bs_bloom_fpr_of(&b);
 }
 
 static void
@@ -43,12 +56,22 @@ check_state(const uint8_t *data, size_t size, const bs_header *h)
 	(void) fz_touch(data + BS_HEADER_SIZE, size - BS_HEADER_SIZE);
 	/* The final function's first steps: the shape must be one bs_bloom_size accepts. */
 	bs_builder_result_shape(data, &m, &k);
-	FZ_CHECK(bs_bloom_check_shape(m, k, &err) == BS_OK && bs_bloom_size(m, &total, &err) == BS_OK,
-			 "bloom_agg_state (flags 0x%x, p1 %" PRIu64 ", n %" PRIu64 ") gives an invalid result shape %" PRIu64 " bits, %u hashes: %s",
-			 h->p3, h->p1, h->n, m, k, err.msg);
+	FZ_CHECK(bs_bloom_check_layout_shape(m, k, bs_builder_layout(data), &err) == BS_OK &&
+			 bs_bloom_size(m, &total, &err) == BS_OK,
+			 "%s bloom_agg_state (flags 0x%x, p1 %" PRIu64 ", n %" PRIu64 ") gives an invalid result shape %" PRIu64 " bits, %u hashes: %s",
+			 bs_layout_name(bs_builder_layout(data)), h->p3, h->p1, h->n, m, k, err.msg);
+	FZ_CHECK(bs_builder_layout(data) == ((h->p3 & BS_BUILDER_BLOCKED) ? BS_LAYOUT_BLOCKED : BS_LAYOUT_CLASSIC),
+			 "bs_builder_layout disagrees with the flags 0x%x", h->p3);
+	if ((h->p3 & BS_BUILDER_DENSE) && (h->p3 & BS_BUILDER_BLOCKED))
+		FZ_CHECK(h->p1 % BS_BLOCK_BITS == 0 && ((h->p3 & BS_BUILDER_FIXED) ||
+												(h->p1 / BS_BLOCK_BITS) % BS_BLOCKED_FOLD_BASE == 0),
+				 "dense blocked bloom_agg_state (flags 0x%x) of %" PRIu64 " bits accepted", h->p3, h->p1);
 	if (bs_builder_is_counting(data))
+	{
+		FZ_CHECK(!(h->p3 & BS_BUILDER_BLOCKED), "a counting blocked bloom_agg_state accepted (flags 0x%x)", h->p3);
 		FZ_CHECK(bs_cbloom_size(m, BS_CBLOOM_DEFAULT_BITS, &total, &err) == BS_OK,
 				 "counting bloom_agg_state gives %" PRIu64 " counters, refused by bs_cbloom_size: %s", m, err.msg);
+	}
 }
 
 static void

@@ -11,8 +11,9 @@
  *   /tmp/make_corpus test/fuzz/corpus
  *
  * Writes OUTDIR/<target>/<name> for the targets bloom, bloom_state, cms,
- * topk, cbloom (values of that kind), validate (all values but the large
- * dense state) and hex (the text form of the small ones, plus edge texts).
+ * topk, cbloom (values of that kind, of both bloom layouts), validate (all
+ * values up to 64 kB), hex (the text form of the small ones, plus edge
+ * texts) and blocked (fuzz_blocked's inputs: a shape and hashes).
  * Every value is checked with bs_validate(deep) before it is written.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -513,6 +514,127 @@ make_cbloom(void)
 	cbloom_from_state("4bit-from-counting-state-text", 40);
 }
 
+/* ---- the blocked layout (header p3 = 1; bloom_agg_state flag 0x10) ---- */
+
+static void
+bloom_blocked(const char *name, uint64_t m, uint32_t k, uint8_t family, uint64_t seed, int nkeys)
+{
+	uint64_t	total;
+	uint8_t    *buf;
+	bs_bloom	b;
+	int			i;
+
+	if (bs_bloom_check_layout_shape(m, k, BS_LAYOUT_BLOCKED, NULL) != BS_OK ||
+		bs_bloom_size(m, &total, NULL) != BS_OK)
+		die("bad blocked shape for %s", name);
+	buf = gen_alloc(NULL, (size_t) total);
+	bs_bloom_init_layout(buf, m, k, BS_LAYOUT_BLOCKED, family, seed);
+	bs_bloom_view(buf, &b);
+	for (i = 0; i < nkeys; i++)
+		bs_bloom_add(&b, next());
+	keep(BS_KIND_BLOOM, name, buf, (size_t) total);
+}
+
+/* bloom_empty(capacity, fpr, 'blocked') with keys added. */
+static void
+bloom_blocked_for(const char *name, double capacity, double fpr, uint8_t family, int nkeys)
+{
+	uint64_t	m;
+	uint32_t	k;
+
+	if (bs_bloom_shape_for(capacity, fpr, BS_LAYOUT_BLOCKED, &m, &k, NULL) != BS_OK)
+		die("bad blocked parameters for %s", name);
+	bloom_blocked(name, m, k, family, BS_DEFAULT_SEED, nkeys);
+}
+
+static void
+state_blocked_auto(const char *name, double fpr, uint8_t family, uint64_t seed, int n, bool zero)
+{
+	uint8_t    *s;
+
+	if (bs_builder_new_auto_layout(fpr, BS_LAYOUT_BLOCKED, family, seed, &alloc, &s, NULL) != BS_OK)
+		die("bs_builder_new_auto_layout for %s", name);
+	s = add_hashes(s, n, zero, 1);
+	keep(BS_KIND_BLOOM_STATE, name, s, bs_builder_size(s));
+}
+
+static void
+state_blocked_fixed(const char *name, double capacity, double fpr, uint8_t family, int n)
+{
+	uint8_t    *s;
+	uint64_t	m;
+	uint32_t	k;
+
+	if (bs_bloom_shape_for(capacity, fpr, BS_LAYOUT_BLOCKED, &m, &k, NULL) != BS_OK ||
+		bs_builder_new_fixed_shape(capacity, fpr, BS_LAYOUT_BLOCKED, m, k, family, 0, &alloc, &s,
+								   NULL) != BS_OK)
+		die("bs_builder_new_fixed_shape for %s", name);
+	s = add_hashes(s, n, false, 1);
+	keep(BS_KIND_BLOOM_STATE, name, s, bs_builder_size(s));
+}
+
+/*
+ * An input of fuzz_blocked: 2 bytes the block count - 1, 1 byte k - 1, 1
+ * byte of options (bit 0 a seed, bits 1-3 the rate's index), 2 bytes the
+ * capacity - 1, then nkeys hashes (special: 0 and 2^64 - 1 first, then
+ * repeats of the first few when dup).
+ */
+static void
+blocked_input(const char *name, unsigned blocks, unsigned k, unsigned options, unsigned capacity,
+			  int nkeys, bool special, bool dup)
+{
+	uint8_t		buf[6 + 64 * 8];
+	int			i;
+
+	buf[0] = (uint8_t) ((blocks - 1) & 0xff);
+	buf[1] = (uint8_t) ((blocks - 1) >> 8);
+	buf[2] = (uint8_t) (k - 1);
+	buf[3] = (uint8_t) options;
+	buf[4] = (uint8_t) ((capacity - 1) & 0xff);
+	buf[5] = (uint8_t) ((capacity - 1) >> 8);
+	for (i = 0; i < nkeys && i < 64; i++)
+	{
+		uint64_t	h = special && i == 0 ? 0 : special && i == 1 ? UINT64_MAX :
+			dup && i >= 4 ? bs_load64(buf + 6 + (i % 4) * 8) : next();
+
+		bs_store64(buf + 6 + i * 8, h);
+	}
+	write_file("blocked", name, buf, 6 + (size_t) (i * 8));
+}
+
+static void
+make_blocked(void)
+{
+	bloom_blocked("blocked-m512-k1-empty", 512, 1, BS_FAMILY_NONE, 0, 0);
+	bloom_blocked("blocked-m512-k3-int", 512, 3, BS_FAMILY_INTEGER, 0, 2);
+	bloom_blocked("blocked-m1024-k7-text", 1024, 7, BS_FAMILY_TEXT, 0, 30);
+	bloom_blocked("blocked-m1536-k16-seed5-uuid", 1536, 16, BS_FAMILY_UUID, 5, 50);
+	bloom_blocked("blocked-m4096-k64-bytea", 4096, 64, BS_FAMILY_BYTEA, 0, 20);
+	bloom_blocked("blocked-m512-k8-full-float", 512, 8, BS_FAMILY_FLOAT, 0, 400);
+	bloom_blocked("blocked-m62464-k5-timestamptz", 62464, 5, BS_FAMILY_TIMESTAMPTZ, 0, 2000);
+	/* 1152 blocks (2^7 3^2): folds by every 3-smooth factor up to 1152; past validate/'s 64 kB */
+	bloom_blocked("blocked-m589824-k6-int", 589824, 6, BS_FAMILY_INTEGER, 0, 5000);
+	bloom_blocked_for("blocked-cap1000-fpr0.01-numeric", 1000, 0.01, BS_FAMILY_NUMERIC, 300);
+	bloom_blocked_for("blocked-cap100-fpr1e-10-date", 100, 1e-10, BS_FAMILY_DATE, 100);
+
+	state_blocked_auto("blocked-auto-empty-0.01", 0.01, BS_FAMILY_NONE, 0, 0, false);
+	state_blocked_auto("blocked-auto-5-zero-0.001-int", 0.001, BS_FAMILY_INTEGER, 0, 5, true);
+	state_blocked_auto("blocked-auto-300-0.05-seed3-text", 0.05, BS_FAMILY_TEXT, 3, 300, false);
+	state_blocked_auto("blocked-auto-12-fpr2pow-64-bytea", 0x1p-64, BS_FAMILY_BYTEA, 0, 12, false);
+	state_blocked_fixed("blocked-fixed-100-0.01-int", 100, 0.01, BS_FAMILY_INTEGER, 50);
+	state_blocked_fixed("blocked-fixed-1-0.5-text", 1, 0.5, BS_FAMILY_TEXT, 1);
+	state_blocked_fixed("blocked-fixed-3000-0.001-timestamptz", 3000, 0.001, BS_FAMILY_TIMESTAMPTZ, 2000);
+	/* a dense auto-sized blocked state has at least 663,552 bytes, past -max_len: none here */
+
+	blocked_input("b1-k1-none", 1, 1, 0, 1, 0, false, false);
+	blocked_input("b1-k64-special", 1, 64, 0, 1, 3, true, false);
+	blocked_input("b2-k7-seed-fpr0.2", 2, 7, 1 | 1 << 1, 10, 10, false, false);
+	blocked_input("b12-k16-fpr0.01", 12, 16, 4 << 1, 100, 30, true, false);
+	blocked_input("b144-k3-cap2000-fpr1e-6", 144, 3, 6 << 1, 2000, 64, false, false);
+	blocked_input("b256-k64-fpr2pow-60-dup", 256, 64, 1 | 7 << 1, 500, 40, true, true);
+	blocked_input("b96-k9-fpr0.5-dup", 96, 9, 0, 30, 20, false, true);
+}
+
 /* ---- hex edge texts ---- */
 
 static void
@@ -547,6 +669,7 @@ main(int argc, char **argv)
 	make_cms();
 	make_topk();
 	make_cbloom();
+	make_blocked();
 	make_hex_edges();
 	printf("make_corpus: %d files, %zu bytes in %s\n", nfiles, nbytes, outdir);
 	return 0;

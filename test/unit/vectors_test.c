@@ -9,8 +9,9 @@
  *
  * sketches.txt: for every record, bs_validate must accept the server's bytes
  * (deep and quick), the core's own functions must build exactly those bytes
- * from the listed keys (following the record's build line), and the
- * server's sketch must hold every listed key.
+ * from the listed keys (following the record's build line, with its layout:
+ * classic or blocked), and the server's sketch must hold every listed key.
+ * There must be records of the blocked layout, of a bloom and of a state.
  *
  * The vectors are found, in this order, in $BS_VECTORS_DIR, in the directory
  * given as the first argument, next to this source file (test/unit/../vectors
@@ -31,6 +32,7 @@
 #include "core/builder.h"
 #include "core/cbloom.h"
 #include "core/cms.h"
+#include "core/endian.h"
 #include "core/format.h"
 #include "core/hash.h"
 #include "core/topk.h"
@@ -419,6 +421,9 @@ test_hash_vectors(const char *dir)
 
 /* ---------- sketches.txt ---------- */
 
+/* Records of the blocked layout (a bloom of p3 = 1, a state with flag 0x10), by kind. */
+static int	blocked_seen[BS_KIND_CBLOOM + 1];
+
 typedef struct op
 {
 	bool		remove;
@@ -536,6 +541,7 @@ build(const record *r, int kind, uint8_t family, const op *ops, int nops,
 	bs_error	err;
 	bs_status	st = BS_OK;
 	uint64_t	c;
+	uint32_t	layout = BS_LAYOUT_CLASSIC;
 	const char *fn;
 
 	snprintf(copy, sizeof(copy), "%s", r->build);
@@ -544,6 +550,16 @@ build(const record *r, int kind, uint8_t family, const op *ops, int nops,
 	{
 		snprintf(why, whylen, "build line has too many words");
 		return NULL;
+	}
+	/* a bloom or bloom_agg form may end with its layout: "bloom_empty_bits 512 3 blocked" */
+	if (argc > 1 && bs_layout_parse(argv[argc - 1], strlen(argv[argc - 1]), &layout, NULL) == BS_OK)
+	{
+		if (strncmp(argv[0], "bloom_", 6) != 0)
+		{
+			snprintf(why, whylen, "only a bloom or bloom_agg build line names a layout");
+			return NULL;
+		}
+		argc--;
 	}
 	for (i = 1; i < argc; i++)
 		if (!parse_double(argv[i], &d[i - 1]))
@@ -570,6 +586,7 @@ build(const record *r, int kind, uint8_t family, const op *ops, int nops,
 					total;
 		uint32_t	k;
 		uint8_t    *buf;
+		bs_bloom	b;
 
 		NEED_ARGS(2);
 		if (kind != BS_KIND_BLOOM)
@@ -578,18 +595,16 @@ build(const record *r, int kind, uint8_t family, const op *ops, int nops,
 		{
 			m = (uint64_t) d[0];
 			k = (uint32_t) d[1];
-			TRY(bs_bloom_check_shape(m, k, &err));
+			TRY(bs_bloom_check_layout_shape(m, k, layout, &err));
 		}
 		else
-		{
-			TRY(bs_bloom_optimal_bits(d[0], d[1], &m, &err));
-			TRY(bs_bloom_optimal_hashes(m, d[0], &k, &err));
-		}
+			TRY(bs_bloom_shape_for(d[0], d[1], layout, &m, &k, &err));
 		TRY(bs_bloom_size(m, &total, &err));
 		buf = a->alloc(a->ctx, (size_t) total);
-		bs_bloom_init(buf, m, k, family, BS_DEFAULT_SEED);
+		bs_bloom_init_layout(buf, m, k, layout, family, BS_DEFAULT_SEED);
+		bs_bloom_view(buf, &b);
 		for (i = 0; i < nops; i++)
-			bs_bloom_add_hash(buf + BS_HEADER_SIZE, m, k, ops[i].hash);
+			bs_bloom_add(&b, ops[i].hash);
 		*outlen = (size_t) total;
 		return buf;
 	}
@@ -607,15 +622,24 @@ build(const record *r, int kind, uint8_t family, const op *ops, int nops,
 		if (state_only ? kind != BS_KIND_BLOOM_STATE
 			: kind != (counting ? BS_KIND_CBLOOM : BS_KIND_BLOOM))
 			goto wrong_kind;
+		if (counting && layout != BS_LAYOUT_CLASSIC)
+		{
+			snprintf(why, whylen, "a counting state has no layout");
+			return NULL;
+		}
 		if (argc == 3 && !counting)
-			TRY(bs_builder_new_fixed(d[0], d[1], family, BS_DEFAULT_SEED, a, &s, &err));
+		{
+			TRY(bs_bloom_shape_for(d[0], d[1], layout, &m, &k, &err));
+			TRY(bs_builder_new_fixed_shape(d[0], d[1], layout, m, k, family, BS_DEFAULT_SEED,
+										   a, &s, &err));
+		}
 		else
 		{
 			NEED_ARGS(1);
 			if (counting)
 				TRY(bs_builder_new_counting(d[0], family, BS_DEFAULT_SEED, a, &s, &err));
 			else
-				TRY(bs_builder_new_auto(d[0], family, BS_DEFAULT_SEED, a, &s, &err));
+				TRY(bs_builder_new_auto_layout(d[0], layout, family, BS_DEFAULT_SEED, a, &s, &err));
 		}
 		for (i = 0; i < nops; i++)
 			for (c = 0; c < ops[i].count; c++)
@@ -812,7 +836,7 @@ holds_keys(int kind, uint8_t *buf, size_t len, const op *ops, int nops,
 					bs_bloom	b;
 
 					bs_bloom_view(buf, &b);
-					ok = bs_bloom_contains_hash(b.bits, b.m, b.k, ops[i].hash);
+					ok = bs_bloom_contains(&b, ops[i].hash);
 					break;
 				}
 			case BS_KIND_CBLOOM:
@@ -885,6 +909,10 @@ test_record(const record *r, int *kinds_seen)
 		return;
 	}
 	kinds_seen[kind]++;
+	if (wantlen >= BS_HEADER_SIZE &&
+		((kind == BS_KIND_BLOOM && bs_load32(want + BS_OFF_P3) == BS_LAYOUT_BLOCKED) ||
+		 (kind == BS_KIND_BLOOM_STATE && (bs_load32(want + BS_OFF_P3) & BS_BUILDER_BLOCKED))))
+		blocked_seen[kind]++;
 
 	/* 1. the validator accepts the server's bytes */
 	deep = bs_validate(want, wantlen, kind, true, &h, &err);
@@ -1017,6 +1045,9 @@ test_sketch_vectors(const char *dir)
 		  "sketches.txt: %d records (at least 10) with every kind (bloom %d, bloom_agg_state %d, cms %d, topk %d, cbloom %d) and no unknown fields (%d)",
 		  records, kinds_seen[BS_KIND_BLOOM], kinds_seen[BS_KIND_BLOOM_STATE],
 		  kinds_seen[BS_KIND_CMS], kinds_seen[BS_KIND_TOPK], kinds_seen[BS_KIND_CBLOOM], unknown);
+	CHECK(blocked_seen[BS_KIND_BLOOM] >= 1 && blocked_seen[BS_KIND_BLOOM_STATE] >= 1,
+		  "sketches.txt: blocked-layout records of bloom (%d) and bloom_agg_state (%d)",
+		  blocked_seen[BS_KIND_BLOOM], blocked_seen[BS_KIND_BLOOM_STATE]);
 }
 
 int

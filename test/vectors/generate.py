@@ -136,6 +136,8 @@ HELPERS = """
 CREATE AGGREGATE bloom_agg_partial(anyelement) (SFUNC = bloom_agg_trans, STYPE = bloom_agg_state);
 CREATE AGGREGATE bloom_agg_partial(anyelement, bigint, double precision) (SFUNC = bloom_agg_trans, STYPE = bloom_agg_state);
 CREATE AGGREGATE cbloom_agg_partial(anyelement) (SFUNC = cbloom_agg_trans, STYPE = bloom_agg_state);
+CREATE AGGREGATE bloom_agg_partial(anyelement, double precision, text) (SFUNC = bloom_agg_trans, STYPE = bloom_agg_state);
+CREATE AGGREGATE bloom_agg_partial(anyelement, bigint, double precision, text) (SFUNC = bloom_agg_trans, STYPE = bloom_agg_state);
 """
 
 
@@ -227,6 +229,26 @@ def sketch_cases():
     add("bloom_agg_timestamptz", "bloom", "bloom_agg 0.01", "timestamptz", v,
         rows_sql("bloom_agg(v ORDER BY i)", "timestamptz", v))
 
+    # the blocked layout (header p3 = 1; version 1.3)
+    v = ["42", "7"]
+    add("bloom_blocked_bits_integer", "bloom", "bloom_empty_bits 512 3 blocked", "integer", v,
+        chain_sql("bloom_empty_bits(512, 3, 'blocked')", "bloom_add", ops_of(v)))
+    v = ["'alpha'::text", "'beta'::text", "'gamma'::text", "'delta'::text", "''::text"]
+    add("bloom_blocked_bits_text_k16", "bloom", "bloom_empty_bits 1536 16 blocked", "text", v,
+        chain_sql("bloom_empty_bits(1536, 16, 'blocked')", "bloom_add", ops_of(v)))
+    v = ["'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid", "'00000000-0000-0000-0000-000000000001'::uuid",
+         "'123e4567-e89b-12d3-a456-426614174000'::uuid"]
+    add("bloom_blocked_capacity_uuid", "bloom", "bloom_empty 20 0.05 blocked", "uuid", v,
+        chain_sql("bloom_empty(20, 0.05, 'blocked')", "bloom_add", ops_of(v)))
+    add("bloom_blocked_empty", "bloom", "bloom_empty_bits 1024 1 blocked", "bigint", [],
+        "SELECT bloom_empty_bits(1024, 1, 'blocked')")
+    v = [str(i) for i in range(1, 101)]
+    add("bloom_agg_blocked_bigint", "bloom", "bloom_agg 0.01 blocked", "bigint", v,
+        rows_sql("bloom_agg(v, 0.01, 'blocked' ORDER BY i)", "bigint", v))
+    v = ["'apple'", "'banana'", "'cherry'", "'apple'", "'date'", "'elderberry'"]
+    add("bloom_agg_fixed_blocked_text", "bloom", "bloom_agg 50 0.01 blocked", "text", v,
+        rows_sql("bloom_agg(v, 50, 0.01, 'blocked' ORDER BY i)", "text", v))
+
     v = ["42", "7"]
     add("state_exact_bigint", "bloom_agg_state", "bloom_agg_state 0.01", "bigint", v,
         rows_sql("bloom_agg_partial(v ORDER BY i)", "bigint", v))
@@ -236,6 +258,12 @@ def sketch_cases():
     v = ["'a'", "'b'", "'b'", "'c'"]
     add("state_counting_text", "bloom_agg_state", "cbloom_agg_state 0.01", "text", v,
         rows_sql("cbloom_agg_partial(v ORDER BY i)", "text", v))
+    v = ["42", "7"]
+    add("state_exact_blocked_bigint", "bloom_agg_state", "bloom_agg_state 0.01 blocked", "bigint", v,
+        rows_sql("bloom_agg_partial(v, 0.01, 'blocked' ORDER BY i)", "bigint", v))
+    v = ["42", "7"]
+    add("state_fixed_blocked_bigint", "bloom_agg_state", "bloom_agg_state 10 0.01 blocked", "bigint", v,
+        rows_sql("bloom_agg_partial(v, 10, 0.01, 'blocked' ORDER BY i)", "bigint", v))
 
     v = ["42"]
     add("cbloom_integer", "cbloom", "cbloom_empty 3 0.1 4", "integer", v,
@@ -392,11 +420,15 @@ def write_sketches(cur, server_version, extversion):
         "#             CREATE AGGREGATE bloom_agg_partial(anyelement) (SFUNC = bloom_agg_trans, STYPE = bloom_agg_state);",
         "#             CREATE AGGREGATE bloom_agg_partial(anyelement, bigint, double precision) (SFUNC = bloom_agg_trans, STYPE = bloom_agg_state);",
         "#             CREATE AGGREGATE cbloom_agg_partial(anyelement) (SFUNC = cbloom_agg_trans, STYPE = bloom_agg_state);",
+        "#             CREATE AGGREGATE bloom_agg_partial(anyelement, double precision, text) (SFUNC = bloom_agg_trans, STYPE = bloom_agg_state);",
+        "#             CREATE AGGREGATE bloom_agg_partial(anyelement, bigint, double precision, text) (SFUNC = bloom_agg_trans, STYPE = bloom_agg_state);",
         "#   build   how the sketch starts, as the SQL call with its arguments:",
         "#             bloom_empty_bits M K | bloom_empty CAPACITY FPR | bloom_agg FPR | bloom_agg CAPACITY FPR",
         "#             | bloom_agg_state FPR | bloom_agg_state CAPACITY FPR | cbloom_agg_state FPR",
         "#             | cbloom_empty CAPACITY FPR BITS | cbloom_agg FPR | cms_empty_dims WIDTH DEPTH",
         "#             | cms_empty EPSILON DELTA | topk_agg K EPSILON DELTA",
+        "#           the bloom and bloom_agg_state forms may end with a layout, classic (the default)",
+        "#           or blocked: bloom_empty_bits 512 3 blocked is bloom_empty_bits(512, 3, 'blocked')",
         "#   family  the key family: number and name",
         "#   values  the keys as SQL literals, in the order they were added",
         "#   keys    the same keys as canonical key bytes in hex, space-separated, in order;",

@@ -459,50 +459,140 @@ def _optimal_hashes(m, n):
     return int(max(1.0, k))
 
 
+_TERMS_MAX_K = 20                       # blocked.c: TERMS_MAX_K = BS_BLOCKED_MAX_HASHES
+BLOCKED_MAX_HASHES = 20
+_FULL_THROWS = 40 * BLOCK_BITS
+
+
+class _BlockRate(object):
+    """blocked.c's block_rate: r(i) = E[(X/512)^k], X the bits that i k
+    probes set in one block; a sum of k + 1 exponentials up to k = 20, the
+    law of X throw by throw above."""
+
+    def __init__(self, k):
+        b = float(BLOCK_BITS)
+        self.k = k
+        if k <= _TERMS_MAX_K:
+            P = [0.0] * (_TERMS_MAX_K + 1)
+            P[0] = 1.0
+            for p in range(k):
+                for j in range(p + 1, 0, -1):
+                    P[j] = P[j] * (j / b) + P[j - 1] * ((b - (j - 1)) / b)
+                P[0] = 0.0
+            self.c, self.log_keep = [], []
+            for l in range(k + 1):
+                total, binom = 0.0, 1.0
+                for j in range(l, k + 1):
+                    total += P[j] * binom
+                    binom = binom * (j + 1) / (j + 1 - l)
+                self.c.append(total if l % 2 == 0 else -total)
+                self.log_keep.append(math.log1p(-float(l) / b))
+            return
+        self.pw = [math.pow(j / b, float(k)) for j in range(BLOCK_BITS + 1)]
+        self.law = [0.0] * (BLOCK_BITS + 1)
+        self.law[0] = 1.0
+        self.throws = 0
+
+    def at(self, i):
+        t = i * self.k
+        if self.k <= _TERMS_MAX_K:
+            r = 0.0
+            for l in range(self.k + 1):
+                r += self.c[l] * math.exp(t * self.log_keep[l])
+            return 0.0 if r < 0.0 else r
+        if t >= _FULL_THROWS:
+            return 1.0
+        law, b = self.law, float(BLOCK_BITS)
+        while float(self.throws) < t:
+            top = self.throws + 1 if self.throws + 1 < BLOCK_BITS else BLOCK_BITS
+            for x in range(top, 0, -1):
+                law[x] = law[x] * (x / b) + law[x - 1] * ((BLOCK_BITS - x + 1) / b)
+            law[0] = 0.0
+            self.throws += 1
+        r = 0.0
+        for x in range(BLOCK_BITS + 1):
+            r += law[x] * self.pw[x]
+        return r
+
+
+def _stirlerr(n):
+    S0, S1, S2, S3, S4 = 1.0 / 12, 1.0 / 360, 1.0 / 1260, 1.0 / 1680, 1.0 / 1188
+    nn = n * n
+    if n <= 15.0:
+        return _lgamma(n + 1.0) - (n + 0.5) * math.log(n) + n - 0.918938533204672741780
+    if n > 500:
+        return (S0 - S1 / nn) / n
+    if n > 80:
+        return (S0 - (S1 - S2 / nn) / nn) / n
+    if n > 35:
+        return (S0 - (S1 - (S2 - S3 / nn) / nn) / nn) / n
+    return (S0 - (S1 - (S2 - (S3 - S4 / nn) / nn) / nn) / nn) / n
+
+
+def _bd0(x, np_):
+    if abs(x - np_) < 0.1 * (x + np_):
+        v = (x - np_) / (x + np_)
+        s = (x - np_) * v
+        ej = 2 * x * v
+        v = v * v
+        for j in range(1, 1000):
+            ej *= v
+            s1 = s + ej / (2 * j + 1)
+            if s1 == s:
+                return s1
+            s = s1
+        return s
+    return x * math.log(x / np_) + np_ - x
+
+
+def _dbinom(x, n, p, q):
+    if x == 0:
+        return math.exp(-_bd0(n, n * q) - n * p if p < 0.1 else n * math.log(q))
+    if x == n:
+        return math.exp(-_bd0(n, n * p) - n * q if q < 0.1 else n * math.log(p))
+    lc = _stirlerr(n) - _stirlerr(x) - _stirlerr(n - x) - _bd0(x, n * p) - _bd0(n - x, n * q)
+    return math.exp(lc) / math.sqrt(2 * 3.14159265358979323846 * x * (1.0 - x / n))
+
+
 def blocked_fpr(m, n, k):
     """bs_blocked_fpr: the false-positive rate of a blocked filter of m bits
-    holding n keys with k hashes: sum over i of P(i keys in the block)
-    (1 - (1 - 1/512)^(i k))^k, the keys per block binomial (n, 1/B)."""
+    holding n keys with k hashes: sum over i of P(i keys in the block) r(i),
+    the keys per block binomial (n, 1/B), r(i) the exact rate of a block
+    holding i keys (doc/sizing.md, section 8.2)."""
     B = float(m // BLOCK_BITS)
     n = float(n)
-    keep = float(k) * math.log1p(-1.0 / BLOCK_BITS)
-
-    def inner(i):
-        return math.pow(-math.expm1(i * keep), float(k))
-
-    if not (n > 0.0) or B < 1.0:
+    if not (n > 0.0) or B < 1.0 or k < 1:
         return 0.0
+    br = _BlockRate(k)
     if B == 1.0:
-        return inner(n)
+        return br.at(n)
     q = 1.0 / B
     mean = n * q
     sd = math.sqrt(n * q * (1.0 - q))
     lo = max(0.0, float(math.floor(mean - 12.0 * sd - 12.0)))
     hi = min(n, float(math.ceil(mean + 12.0 * sd + 12.0)))
-    mode = min(n, float(math.floor((n + 1.0) * q)))
-    pm = math.exp(_lgamma(n + 1.0) - _lgamma(mode + 1.0) - _lgamma(n - mode + 1.0)
-                  + mode * math.log(q) + (n - mode) * math.log1p(-q))
-    total = pm * inner(mode)
-    p, i = pm, mode
-    while i < hi and p > 0.0:
-        p *= (n - i) / (i + 1.0) * q / (1.0 - q)
-        total += p * inner(i + 1.0)
+    full = float(math.ceil(float(_FULL_THROWS) / k))
+    if lo >= full:
+        return 1.0
+    w = _dbinom(lo, n, q, 1.0 - q)
+    total, mass, i = 0.0, 0.0, lo
+    while i <= hi and i < full:
+        total += w * br.at(i)
+        mass += w
+        w *= (n - i) / (i + 1.0) * q / (1.0 - q)
         i += 1.0
-    p, i = pm, mode
-    while i > lo and p > 0.0:
-        p *= i / (n - i + 1.0) * (1.0 - q) / q
-        total += p * inner(i - 1.0)
-        i -= 1.0
-    return total
+    if hi >= full and mass < 1.0:
+        total += 1.0 - mass
+    return 1.0 if total > 1.0 else total
 
 
 def blocked_best_hashes(m, n):
-    """bs_blocked_best_hashes: the k with the lowest blocked_fpr(m, n, k)."""
+    """bs_blocked_best_hashes: the k <= 20 with the lowest blocked_fpr(m, n, k)."""
     n = float(n)
     k0 = _c_round(m / n * LN2)
     if not k0 >= 1.0:
         k0 = 1.0
-    k0 = int(min(k0, BLOOM_MAX_HASHES))
+    k0 = int(min(k0, BLOCKED_MAX_HASHES))
     best, fbest = k0, blocked_fpr(m, n, k0)
     k = best - 1
     while k >= 1:
@@ -513,7 +603,7 @@ def blocked_best_hashes(m, n):
         k -= 1
     if best == k0:
         k = best + 1
-        while k <= BLOOM_MAX_HASHES:
+        while k <= BLOCKED_MAX_HASHES:
             f = blocked_fpr(m, n, k)
             if not f < fbest:
                 break

@@ -22,7 +22,7 @@ works in a schema of its own (bs_client_<pid>, dropped at the end) and checks:
    message, and the server rejects the same bytes; a key of another family
    raises FamilyError;
 7. the blocked layout (bloom_empty(..., 'blocked') and bloom_add,
-   bloom_agg(v, capacity, fpr, 'blocked'), bloom_agg(v, fpr, 'blocked')):
+   bloom_agg(v, capacity, fpr, 'blocked'), bloom_agg(v, NULL, fpr, 'blocked')):
    the client answers as @> for present and absent keys, builds the same
    bytes from the same keys (with its own sizing), and gives bloom_info's
    estimated cardinality and rate exactly; its sizing is the server's
@@ -600,7 +600,7 @@ def check_blocked(bs, cur, encoding):
         return build
 
     def client_auto(fpr):
-        """bloom_agg(v, fpr, 'blocked') of a group: sized for its distinct keys."""
+        """bloom_agg(v, NULL, fpr, 'blocked') of a group: sized for its distinct keys."""
         return lambda keys: client_for(len({k.data for k in keys}), fpr)(keys)
 
     fams = {label: (typ, expr) for label, typ, expr in key_types(encoding == "utf_8")}
@@ -621,16 +621,16 @@ def check_blocked(bs, cur, encoding):
                 "END LOOP; CREATE TEMP TABLE f_%%(tag)s AS SELECT f; END $$" % (cap, fpr))
         check_blocked_filter(bs, cur, encoding, label, typ, expr, n, make, "add_" + label,
                              client_for(cap, fpr))
-    # bloom_agg(v, fpr, 'blocked'): sized for the distinct count of the group
+    # bloom_agg(v, NULL, fpr, 'blocked'): sized for the distinct count of the group
     for label, n, fpr in [("bigint", 50000, 0.01), ("text", 20000, 0.001), ("float8", 5000, 0.05),
                           ("date", 2000, 0.01), ("varchar", 10, 0.01), ("smallint", 1, 0.2)]:
         typ, expr = fams[label]
         check_blocked_filter(bs, cur, encoding, label, typ, expr, n,
-                             "bloom_agg(v, %s, 'blocked')" % fpr, "auto_" + label, client_auto(fpr))
+                             "bloom_agg(v, NULL, %s, 'blocked')" % fpr, "auto_" + label, client_auto(fpr))
 
     # past 2^20 distinct values: the dense phase, folded by whole blocks (sampled lookups)
     n = (1 << 20) + 50000
-    cur.execute("CREATE TEMP TABLE f_dense AS SELECT bloom_agg(x, 0.01, 'blocked') AS f "
+    cur.execute("CREATE TEMP TABLE f_dense AS SELECT bloom_agg(x, NULL, 0.01, 'blocked') AS f "
                 "FROM generate_series(1, %d) x" % n)
     cur.execute("SELECT f::bytea, (bloom_info(f)).estimated_cardinality, (bloom_info(f)).estimated_fpr "
                 "FROM f_dense")
@@ -642,7 +642,7 @@ def check_blocked(bs, cur, encoding):
     false_neg = sum(1 for x, _ in rows if x <= n and not f.contains(x))
     check(f.layout == bs.LAYOUT_BLOCKED and not disagree and false_neg == 0
           and (f.cardinality(), f.fpr()) == (card, fpr),
-          "bloom_agg(x, 0.01, 'blocked') over %d bigints (dense phase, folded to %d bits, %d hashes): "
+          "bloom_agg(x, NULL, 0.01, 'blocked') over %d bigints (dense phase, folded to %d bits, %d hashes): "
           "%d sampled lookups = @>, no false negative; cardinality %.0f and fpr %.4f = bloom_info's"
           % (n, f.m, f.k, len(rows), card, fpr),
           "disagreements %s, %d false negatives, client estimates %r" % (disagree[:5], false_neg,
@@ -821,8 +821,6 @@ def run():
                     "(SFUNC = bloom_agg_trans, STYPE = bloom_agg_state)")
         cur.execute("CREATE AGGREGATE cbloom_agg_partial(anyelement) "
                     "(SFUNC = cbloom_agg_trans, STYPE = bloom_agg_state)")
-        cur.execute("CREATE AGGREGATE bloom_agg_partial(anyelement, double precision, text) "
-                    "(SFUNC = bloom_agg_trans, STYPE = bloom_agg_state)")
         cur.execute("CREATE AGGREGATE bloom_agg_partial(anyelement, bigint, double precision, text) "
                     "(SFUNC = bloom_agg_trans, STYPE = bloom_agg_state)")
 

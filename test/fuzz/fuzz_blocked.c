@@ -25,7 +25,7 @@
  *   - refusals: a classic filter of the same m and k, a blocked one of
  *     another block count or hash count do not merge with it (BS_ERR_SHAPE),
  *     a blocked shape of m not a multiple of 512 is refused (BS_ERR_PARAM);
- *   - the states of bloom_agg(x, fpr, 'blocked') and bloom_agg(x, capacity,
+ *   - the states of bloom_agg(x, NULL, fpr, 'blocked') and bloom_agg(x, capacity,
  *     fpr, 'blocked'): the final filter is blocked, is the filter of the
  *     hashes at the shape bs_bloom_shape_for gives, and is the same when the
  *     hashes are split over two states merged in either order; a blocked

@@ -136,7 +136,6 @@ HELPERS = """
 CREATE AGGREGATE bloom_agg_partial(anyelement) (SFUNC = bloom_agg_trans, STYPE = bloom_agg_state);
 CREATE AGGREGATE bloom_agg_partial(anyelement, bigint, double precision) (SFUNC = bloom_agg_trans, STYPE = bloom_agg_state);
 CREATE AGGREGATE cbloom_agg_partial(anyelement) (SFUNC = cbloom_agg_trans, STYPE = bloom_agg_state);
-CREATE AGGREGATE bloom_agg_partial(anyelement, double precision, text) (SFUNC = bloom_agg_trans, STYPE = bloom_agg_state);
 CREATE AGGREGATE bloom_agg_partial(anyelement, bigint, double precision, text) (SFUNC = bloom_agg_trans, STYPE = bloom_agg_state);
 """
 
@@ -244,7 +243,7 @@ def sketch_cases():
         "SELECT bloom_empty_bits(1024, 1, 'blocked')")
     v = [str(i) for i in range(1, 101)]
     add("bloom_agg_blocked_bigint", "bloom", "bloom_agg 0.01 blocked", "bigint", v,
-        rows_sql("bloom_agg(v, 0.01, 'blocked' ORDER BY i)", "bigint", v))
+        rows_sql("bloom_agg(v, NULL, 0.01, 'blocked' ORDER BY i)", "bigint", v))
     v = ["'apple'", "'banana'", "'cherry'", "'apple'", "'date'", "'elderberry'"]
     add("bloom_agg_fixed_blocked_text", "bloom", "bloom_agg 50 0.01 blocked", "text", v,
         rows_sql("bloom_agg(v, 50, 0.01, 'blocked' ORDER BY i)", "text", v))
@@ -260,7 +259,7 @@ def sketch_cases():
         rows_sql("cbloom_agg_partial(v ORDER BY i)", "text", v))
     v = ["42", "7"]
     add("state_exact_blocked_bigint", "bloom_agg_state", "bloom_agg_state 0.01 blocked", "bigint", v,
-        rows_sql("bloom_agg_partial(v, 0.01, 'blocked' ORDER BY i)", "bigint", v))
+        rows_sql("bloom_agg_partial(v, NULL, 0.01, 'blocked' ORDER BY i)", "bigint", v))
     v = ["42", "7"]
     add("state_fixed_blocked_bigint", "bloom_agg_state", "bloom_agg_state 10 0.01 blocked", "bigint", v,
         rows_sql("bloom_agg_partial(v, 10, 0.01, 'blocked' ORDER BY i)", "bigint", v))

@@ -1,8 +1,9 @@
 /*
  * test/bench/micro.c: C micro-benchmark of the core Bloom filter's insert and
- * lookup against Debian's libbloom (libbloom-dev), same n, same FPR.
+ * lookup against Debian's libbloom (libbloom-dev), same n, same FPR, and of
+ * the core's two layouts against each other (classic and blocked).
  *
- *   make test/bench/micro && test/bench/micro [-r REPS] [-p FPR] [-t] [N ...]
+ *   make test/bench/micro && test/bench/micro [-r REPS] [-p FPR] [-t] [-H] [N ...]
  *
  * N defaults to 10000 1000000 10000000 100000000: filters of about 12 KB
  * (in L1/L2), 1.2 MB (L2/L3), 12 MB and 120 MB (past most L3 caches).
@@ -17,25 +18,37 @@
  *             bloom_add/bloom_check hash the key twice with 32-bit
  *             murmurhash2 and probe (a + i b) mod bits (double hashing), via
  *             a shared-library call.
+ *   blocked   the core's blocked layout (blocked.h), sized as bloom_empty(n,
+ *             p, 'blocked') sizes it (bs_bloom_shape_for): the same hash,
+ *             then bs_blocked_add_hash / bs_blocked_contains_hash, inline,
+ *             one 64-byte block per key.
  * The keys are the same for both: an array of N distinct 64-bit integers
  * (splitmix64's bijective mixer of 1..N), each passed as its 8 bytes (the
  * canonical bytes of an int8 in the extension); the absent keys are the
  * mixer of N+1..2N, so none was inserted.
  *
- * Each repetition clears both filters (memset, bloom_reset) and times, in
- * turn, the N inserts, the N lookups of present keys and the N lookups of
- * absent keys of each implementation (which one goes first alternates).  The
+ * Each repetition clears the three filters (memset, bloom_reset) and times,
+ * in turn, the N inserts, the N lookups of present keys and the N lookups of
+ * absent keys of each implementation (which one goes first rotates).  The
  * result is the median over the repetitions, in ns per operation, and the
- * ratio libbloom / ours (above 1: ours is faster).  A lookup of a present
+ * ratios libbloom / ours and classic / blocked (above 1: the second is
+ * faster).  A lookup of a present
  * key that answers "absent" is a bug and makes the program fail; the share
  * of absent keys answered "present" is the measured false-positive rate.
+ *
+ * -H puts the core's two filters (not libbloom's) on transparent huge pages
+ * (madvise; the kernel must allow it: /sys/kernel/mm/transparent_hugepage):
+ * past the caches each probe also misses the TLB with 4 kB pages.
  *
  * -t prints tab-separated lines (for test/bench/run.sh) instead of the table:
  *   n fpr bytes_ours bytes_libbloom k_ours k_libbloom op ns_ours ns_libbloom ratio
  *   (op: insert, lookup_present, lookup_absent; an extra op "fpr" gives the
- *   measured rates in the ns columns).
+ *   measured rates in the ns columns), then the blocked layout against the
+ *   classic one in the same columns:
+ *   n fpr bytes_blocked bytes_classic k_blocked k_classic blocked.op
+ *   ns_blocked ns_classic ratio (op as above, and blocked.fpr).
  */
-#define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE			/* madvise, MADV_HUGEPAGE */
 
 #include <errno.h>
 #include <inttypes.h>
@@ -45,6 +58,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/mman.h>
 
 /* ours (with -iquote src): src/core/bloom.h */
 #include "core/bloom.h"
@@ -54,6 +68,10 @@
 #define MAX_REPS 99
 
 static volatile uint64_t sink;
+
+/* -H: the core's filters on transparent huge pages (madvise), where the kernel allows */
+static int	huge_pages = 0;
+#define HUGE_PAGE_BYTES (2 * 1024 * 1024)
 
 static double
 now_ns(void)
@@ -102,28 +120,43 @@ typedef struct ours
 	uint64_t	bytes;			/* payload bytes (the bits) */
 } ours;
 
+/* A core filter of the layout sized for n keys at rate p, as bloom_empty(n, p, layout). */
 static void
-ours_init(ours *o, uint64_t n, double p)
+ours_init(ours *o, uint64_t n, double p, uint32_t layout)
 {
 	bs_error	err;
 	uint64_t	m,
 				total;
 	uint32_t	k;
 
-	if (bs_bloom_optimal_bits((double) n, p, &m, &err) != BS_OK ||
-		bs_bloom_optimal_hashes(m, (double) n, &k, &err) != BS_OK ||
+	if (bs_bloom_shape_for((double) n, p, layout, &m, &k, &err) != BS_OK ||
 		bs_bloom_size(m, &total, &err) != BS_OK)
 	{
 		fprintf(stderr, "micro: cannot size our filter: %s\n", err.msg);
 		exit(2);
 	}
-	o->buf = malloc(total);
+	if (huge_pages)
+	{
+		/* whole 2 MB pages, so that the header's offset does not matter */
+		uint64_t	len = (total + HUGE_PAGE_BYTES - 1) / HUGE_PAGE_BYTES * HUGE_PAGE_BYTES;
+		void	   *p = NULL;
+
+		if (posix_memalign(&p, HUGE_PAGE_BYTES, len) != 0)
+			p = NULL;
+#ifdef MADV_HUGEPAGE
+		if (p != NULL && madvise(p, len, MADV_HUGEPAGE) != 0)
+			fprintf(stderr, "micro: madvise(MADV_HUGEPAGE) failed: %s\n", strerror(errno));
+#endif
+		o->buf = p;
+	}
+	else
+		o->buf = malloc(total);
 	if (o->buf == NULL)
 	{
 		fprintf(stderr, "micro: out of memory (%" PRIu64 " bytes)\n", total);
 		exit(2);
 	}
-	bs_bloom_init(o->buf, m, k, BS_FAMILY_INTEGER, BS_DEFAULT_SEED);
+	bs_bloom_init_layout(o->buf, m, k, layout, BS_FAMILY_INTEGER, BS_DEFAULT_SEED);
 	bs_bloom_view(o->buf, &o->b);
 	o->bytes = bs_bloom_payload_bytes(m);
 }
@@ -164,6 +197,36 @@ ours_lookup(ours *o, const uint64_t *keys, uint64_t n, uint64_t *hits)
 	return t0;
 }
 
+static double
+blocked_insert(ours *o, const uint64_t *keys, uint64_t n)
+{
+	uint8_t    *bits = o->b.bits;
+	uint64_t	m = o->b.m;
+	uint32_t	k = o->b.k;
+	double		t0 = now_ns();
+
+	for (uint64_t i = 0; i < n; i++)
+		bs_blocked_add_hash(bits, m, k, bs_hash_bytes(&keys[i], sizeof(uint64_t), BS_DEFAULT_SEED));
+	return now_ns() - t0;
+}
+
+static double
+blocked_lookup(ours *o, const uint64_t *keys, uint64_t n, uint64_t *hits)
+{
+	const uint8_t *bits = o->b.bits;
+	uint64_t	m = o->b.m;
+	uint32_t	k = o->b.k;
+	uint64_t	h = 0;
+	double		t0 = now_ns();
+
+	for (uint64_t i = 0; i < n; i++)
+		h += bs_blocked_contains_hash(bits, m, k,
+									  bs_hash_bytes(&keys[i], sizeof(uint64_t), BS_DEFAULT_SEED));
+	t0 = now_ns() - t0;
+	*hits = h;
+	return t0;
+}
+
 /* --- libbloom -------------------------------------------------------------- */
 
 static double
@@ -195,10 +258,11 @@ static void
 usage(void)
 {
 	fprintf(stderr,
-			"usage: micro [-r REPS] [-p FPR] [-t] [N ...]\n"
+			"usage: micro [-r REPS] [-p FPR] [-t] [-H] [N ...]\n"
 			"  -r REPS  repetitions, the median is reported (default 5; 3 for N >= 10M)\n"
 			"  -p FPR   false-positive rate of both filters (default 0.01)\n"
 			"  -t       tab-separated output\n"
+			"  -H       the core's two filters on transparent huge pages (madvise)\n"
 			"  N        keys per filter, 1000 to 2000000000 (default 10000 1000000 10000000 100000000)\n");
 	exit(2);
 }
@@ -239,6 +303,8 @@ main(int argc, char **argv)
 		}
 		else if (strcmp(argv[a], "-t") == 0)
 			tsv = 1;
+		else if (strcmp(argv[a], "-H") == 0)
+			huge_pages = 1;
 		else if (argv[a][0] >= '0' && argv[a][0] <= '9' && nn < 16)
 		{
 			char	   *end;
@@ -267,6 +333,7 @@ main(int argc, char **argv)
 			   bloom_version());
 		printf("ours: XXH3-64 of the 8-byte key once, k probes by splitmix64 + multiply-shift (inline)\n");
 		printf("libbloom: murmurhash2 (32-bit) twice, probes (a + i*b) mod bits (library call)\n");
+		printf("blocked: ours in the blocked layout, the k probes in one 64-byte block (inline)\n");
 		printf("%-10s %-9s %-18s %-3s %-15s %9s %9s %7s\n",
 			   "n", "fpr", "bytes ours/lib", "k", "operation", "ours ns", "lib ns", "lib/ours");
 	}
@@ -277,15 +344,18 @@ main(int argc, char **argv)
 		int			reps = reps_opt ? reps_opt : (n >= 10000000 ? 3 : 5);
 		uint64_t   *present = malloc(n * sizeof(uint64_t));
 		uint64_t   *absent = malloc(n * sizeof(uint64_t));
-		ours		o;
+		ours		o,
+					ob;
 		struct bloom lb;
-		double		t_ins[2][MAX_REPS],
-					t_hit[2][MAX_REPS],
-					t_miss[2][MAX_REPS];
-		uint64_t	fp_ours = 0,
-					fp_lib = 0;
+
+		/* [impl][rep], impl 0: ours (classic), 1: libbloom, 2: blocked */
+		double		t_ins[3][MAX_REPS],
+					t_hit[3][MAX_REPS],
+					t_miss[3][MAX_REPS];
+		uint64_t	fp[3] = {0, 0, 0};
 		const char *ops[3] = {"insert", "lookup_present", "lookup_absent"};
-		double		med[3][2];
+		const char *names[3] = {"ours", "libbloom", "blocked"};
+		double		med[3][3];
 		char		b1[32],
 					b2[32];
 
@@ -299,7 +369,8 @@ main(int argc, char **argv)
 			present[i] = mix64(i + 1);
 			absent[i] = mix64(n + 1 + i);
 		}
-		ours_init(&o, n, fpr);
+		ours_init(&o, n, fpr, BS_LAYOUT_CLASSIC);
+		ours_init(&ob, n, fpr, BS_LAYOUT_BLOCKED);
 		if (bloom_init(&lb, (int) n, fpr) != 0)
 		{
 			fprintf(stderr, "micro: libbloom's bloom_init(%" PRIu64 ", %g) failed\n", n, fpr);
@@ -312,39 +383,50 @@ main(int argc, char **argv)
 
 			/* clearing also faults the pages in before the first timing */
 			ours_reset(&o);
+			ours_reset(&ob);
 			bloom_reset(&lb);
-			for (int turn = 0; turn < 2; turn++)
+			for (int turn = 0; turn < 3; turn++)
 			{
-				int			lib = (turn + r) % 2;	/* alternate who goes first */
+				int			impl = (turn + r) % 3;	/* rotate who goes first */
 
-				if (lib)
+				switch (impl)
 				{
-					t_ins[1][r] = lib_insert(&lb, present, n);
-					t_hit[1][r] = lib_lookup(&lb, present, n, &hits);
-					if (hits != n)
-					{
-						fprintf(stderr, "micro: libbloom: %" PRIu64 " of %" PRIu64 " inserted keys not found\n", n - hits, n);
-						failed = 1;
-					}
-					t_miss[1][r] = lib_lookup(&lb, absent, n, &hits);
-					fp_lib = hits;
+					case 0:
+						t_ins[0][r] = ours_insert(&o, present, n);
+						t_hit[0][r] = ours_lookup(&o, present, n, &hits);
+						break;
+					case 1:
+						t_ins[1][r] = lib_insert(&lb, present, n);
+						t_hit[1][r] = lib_lookup(&lb, present, n, &hits);
+						break;
+					default:
+						t_ins[2][r] = blocked_insert(&ob, present, n);
+						t_hit[2][r] = blocked_lookup(&ob, present, n, &hits);
+						break;
 				}
-				else
+				if (hits != n)
 				{
-					t_ins[0][r] = ours_insert(&o, present, n);
-					t_hit[0][r] = ours_lookup(&o, present, n, &hits);
-					if (hits != n)
-					{
-						fprintf(stderr, "micro: ours: %" PRIu64 " of %" PRIu64 " inserted keys not found\n", n - hits, n);
-						failed = 1;
-					}
-					t_miss[0][r] = ours_lookup(&o, absent, n, &hits);
-					fp_ours = hits;
+					fprintf(stderr, "micro: %s: %" PRIu64 " of %" PRIu64 " inserted keys not found\n",
+							names[impl], n - hits, n);
+					failed = 1;
 				}
+				switch (impl)
+				{
+					case 0:
+						t_miss[0][r] = ours_lookup(&o, absent, n, &hits);
+						break;
+					case 1:
+						t_miss[1][r] = lib_lookup(&lb, absent, n, &hits);
+						break;
+					default:
+						t_miss[2][r] = blocked_lookup(&ob, absent, n, &hits);
+						break;
+				}
+				fp[impl] = hits;
 				sink += hits;
 			}
 		}
-		for (int impl = 0; impl < 2; impl++)
+		for (int impl = 0; impl < 3; impl++)
 		{
 			med[0][impl] = median(t_ins[impl], reps) / (double) n;
 			med[1][impl] = median(t_hit[impl], reps) / (double) n;
@@ -372,15 +454,47 @@ main(int argc, char **argv)
 		if (tsv)
 			printf("%" PRIu64 "\t%g\t%" PRIu64 "\t%d\t%" PRIu32 "\t%d\tfpr\t%.5f\t%.5f\t\n",
 				   n, fpr, o.bytes, lb.bytes, o.b.k, lb.hashes,
-				   (double) fp_ours / (double) n, (double) fp_lib / (double) n);
+				   (double) fp[0] / (double) n, (double) fp[1] / (double) n);
 		else
 			printf("%-10s %-9s %-18s %-3s %-15s %9.5f %9.5f   (measured false-positive rate, %d reps)\n",
-				   "", "", "", "", "fpr", (double) fp_ours / (double) n,
-				   (double) fp_lib / (double) n, reps);
+				   "", "", "", "", "fpr", (double) fp[0] / (double) n,
+				   (double) fp[1] / (double) n, reps);
+
+		/* the blocked layout against the classic one */
+		if (!tsv)
+			printf("%-10s %-9s %-18s %-3s %-15s %9s %9s %7s\n",
+				   "", "", "bytes blk/classic", "k", "", "blk ns", "cls ns", "cls/blk");
+		for (int op = 0; op < 3; op++)
+		{
+			if (tsv)
+				printf("%" PRIu64 "\t%g\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu32 "\t%" PRIu32 "\tblocked.%s\t%.2f\t%.2f\t%.2f\n",
+					   n, fpr, ob.bytes, o.bytes, ob.b.k, o.b.k, ops[op],
+					   med[op][2], med[op][0], med[op][0] / med[op][2]);
+			else
+			{
+				char		bytes[80];
+
+				snprintf(bytes, sizeof(bytes), "%s/%s",
+						 human_bytes((double) ob.bytes, b1, sizeof(b1)),
+						 human_bytes((double) o.bytes, b2, sizeof(b2)));
+				printf("%-10s %-9s %-18s %" PRIu32 "/%" PRIu32 " %-15s %9.2f %9.2f %7.2f\n",
+					   "", "", op == 0 ? bytes : "", ob.b.k, o.b.k, ops[op],
+					   med[op][2], med[op][0], med[op][0] / med[op][2]);
+			}
+		}
+		if (tsv)
+			printf("%" PRIu64 "\t%g\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu32 "\t%" PRIu32 "\tblocked.fpr\t%.5f\t%.5f\t\n",
+				   n, fpr, ob.bytes, o.bytes, ob.b.k, o.b.k,
+				   (double) fp[2] / (double) n, (double) fp[0] / (double) n);
+		else
+			printf("%-10s %-9s %-18s %-3s %-15s %9.5f %9.5f   (measured false-positive rate, blocked/classic)\n",
+				   "", "", "", "", "fpr", (double) fp[2] / (double) n,
+				   (double) fp[0] / (double) n);
 		fflush(stdout);
 
 		bloom_free(&lb);
 		free(o.buf);
+		free(ob.buf);
 		free(present);
 		free(absent);
 	}

@@ -13,7 +13,8 @@
 # generates deterministic tables (bench_t, and bench_d: every value once, shuffled), and runs
 # every case BENCH_RUNS times, each reference in the same pass as the cases compared with it (the
 # order of the pass is reversed every other run so that drift hits both), then stops the server
-# and runs the C micro-benchmark (test/bench/micro.c) of the core against libbloom.  It prints
+# and runs the C micro-benchmark (test/bench/micro.c) of the core against libbloom (and of its
+# blocked layout against its classic one).  It prints
 # one table and writes the same rows, tab-separated, to a results file whose path it prints.
 #
 # Timing: each SQL query runs as EXPLAIN (ANALYZE, TIMING OFF, SUMMARY ON) and the number taken
@@ -149,6 +150,8 @@ defagg count_u "count(u)"
 defagg hll_s "hll_add_agg(hll_hash_text(s))"
 defagg bloom_u "bloom_agg(u)"
 defagg bloom_u_fixed "bloom_agg(u, $D, 0.01)"
+defagg bloom_u_blocked "bloom_agg(u, 0.01, 'blocked')"
+defagg bloom_u_fixed_blocked "bloom_agg(u, $D, 0.01, 'blocked')"
 defagg cms_u "cms_agg(u)"
 defagg topk_u "topk_agg(u, 10)"
 defagg cbloom_u "cbloom_agg(u)"
@@ -164,6 +167,9 @@ defagg distinct.bloom_ud "bloom_agg(ud)" bench_d "$DL"
 defc agg.bloom_u ser.bloom_u ser.hll_u le 1.2
 defc agg.bloom_u.vs_count ser.bloom_u ser.count_u le 1.3
 defc agg.bloom_u_fixed ser.bloom_u_fixed ser.hll_u le 1.1
+defc agg.bloom_u_blocked ser.bloom_u_blocked ser.hll_u le ""
+defc agg.bloom_u_fixed_blocked ser.bloom_u_fixed_blocked ser.hll_u le 0.9
+defc agg.bloom_u_fixed_blocked.vs_classic ser.bloom_u_fixed_blocked ser.bloom_u_fixed le ""
 defc agg.cms_u ser.cms_u ser.hll_u le 1.0
 defc agg.topk_u ser.topk_u ser.hll_u le 1.4
 defc agg.cbloom_u ser.cbloom_u ser.hll_u le 2.0
@@ -172,7 +178,7 @@ defc text.bloom_s ser.bloom_s ser.hll_s le 1.2
 defc text.cms_s ser.cms_s ser.hll_s le 1.0
 defc text.topk_s ser.topk_s ser.hll_s le 1.4
 defc agg.distinct.bloom_ud ser.distinct.bloom_ud ser.distinct.hll_ud le 2.0
-for a in bloom_u bloom_u_fixed cms_u topk_u cbloom_u cbloom_u_fixed bloom_s; do
+for a in bloom_u bloom_u_fixed bloom_u_blocked bloom_u_fixed_blocked cms_u topk_u cbloom_u cbloom_u_fixed bloom_s; do
 	defc "par.$a" "par.$a" "ser.$a" ge 1.5
 done
 for a in hll_u hll_s count_u cms_s topk_s; do
@@ -196,7 +202,9 @@ semi_sql() { echo "SELECT count(*) FROM bench_t WHERE (SELECT f FROM bench_filte
 defq semi.k1k "WHERE f @> u, f: 1000 keys (inline)" "$SER" "$(semi_sql k1k)"
 defq semi.big "WHERE f @> u, f: $BENCH_FILTER_KEYS keys (TOASTed), holds every u" "$SER" "$(semi_sql big)"
 defq semi.big_disjoint "WHERE f @> u, f: $BENCH_FILTER_KEYS keys (TOASTed), holds no u" "$SER" "$(semi_sql big_disjoint)"
+defq semi.big_blocked "WHERE f @> u, f: $BENCH_FILTER_KEYS keys, blocked layout (TOASTed), holds every u" "$SER" "$(semi_sql big_blocked)"
 defc semi.big semi.big semi.k1k le 1.3
+defc semi.big_blocked semi.big_blocked semi.k1k le 1.1
 defc semi.big_disjoint semi.big_disjoint semi.k1k le ""
 
 # many stored filters: one lookup in each of BENCH_STORED_FILTERS stored 1.2 MB filters (600
@@ -236,13 +244,16 @@ for c in "${C_IDS[@]}"; do
 done
 # the queries of the passes, in a fixed order (the order of definition above)
 PASS_Q=()
-for q in ser.hll_u ser.count_u ser.hll_s ser.bloom_u ser.bloom_u_fixed ser.cms_u ser.topk_u \
+for q in ser.hll_u ser.count_u ser.hll_s ser.bloom_u ser.bloom_u_fixed \
+	ser.bloom_u_blocked ser.bloom_u_fixed_blocked ser.cms_u ser.topk_u \
 	ser.cbloom_u ser.cbloom_u_fixed ser.bloom_s ser.cms_s ser.topk_s \
 	ser.distinct.hll_ud ser.distinct.bloom_ud \
-	par.hll_u par.count_u par.hll_s par.bloom_u par.bloom_u_fixed par.cms_u par.topk_u \
+	par.hll_u par.count_u par.hll_s par.bloom_u par.bloom_u_fixed \
+	par.bloom_u_blocked par.bloom_u_fixed_blocked par.cms_u par.topk_u \
 	par.cbloom_u par.cbloom_u_fixed par.bloom_s par.cms_s par.topk_s \
 	par.distinct.hll_ud par.distinct.bloom_ud \
-	grp.1k.hll grp.1k.bloom grp.big.hll grp.big.bloom semi.k1k semi.big semi.big_disjoint \
+	grp.1k.hll grp.1k.bloom grp.big.hll grp.big.bloom \
+	semi.k1k semi.big semi.big_disjoint semi.big_blocked \
 	stored.whole stored.lookup merge.topk_10k; do
 	[ -n "${NEED_Q[$q]:-}" ] && PASS_Q+=("$q")
 done
@@ -377,7 +388,7 @@ SQL
 }
 
 bench_setup_filters() {
-	bench_log "storing the semi-join filters ($BENCH_FILTER_KEYS and 1000 keys) ($(bench_elapsed))"
+	bench_log "storing the semi-join filters ($BENCH_FILTER_KEYS keys classic and blocked, and 1000 keys) ($(bench_elapsed))"
 	bench_psql <<SQL
 CREATE TABLE bench_filters (name text PRIMARY KEY, f bloom NOT NULL);
 INSERT INTO bench_filters
@@ -385,14 +396,18 @@ INSERT INTO bench_filters
 INSERT INTO bench_filters
   SELECT 'big_disjoint', bloom_agg(x, $BENCH_FILTER_KEYS, 0.01) FROM generate_series(-$BENCH_FILTER_KEYS, -1) AS x;
 INSERT INTO bench_filters
+  SELECT 'big_blocked', bloom_agg(x, $BENCH_FILTER_KEYS, 0.01, 'blocked') FROM generate_series(1, $BENCH_FILTER_KEYS) AS x;
+INSERT INTO bench_filters
   SELECT 'k1k', bloom_agg(x, 1000, 0.01) FROM generate_series(1, 1000) AS x;
 VACUUM ANALYZE bench_filters;
 SQL
 	# Is the large filter stored out of line?  Its bytes must be in the TOAST table, not the heap.
 	FILTER_INFO=$(bench_psql -F ' ' <<'SQL'
-SELECT format('big %s B (pg_column_size %s), k1k %s B (pg_column_size %s); heap %s B, TOAST %s B: %s',
+SELECT format('big %s B (pg_column_size %s), big_blocked %s B (pg_column_size %s), k1k %s B (pg_column_size %s); heap %s B, TOAST %s B: %s',
               max(octet_length(f::bytea)) FILTER (WHERE name = 'big'),
               max(pg_column_size(f)) FILTER (WHERE name = 'big'),
+              max(octet_length(f::bytea)) FILTER (WHERE name = 'big_blocked'),
+              max(pg_column_size(f)) FILTER (WHERE name = 'big_blocked'),
               max(octet_length(f::bytea)) FILTER (WHERE name = 'k1k'),
               max(pg_column_size(f)) FILTER (WHERE name = 'k1k'),
               pg_relation_size('bench_filters'),
@@ -693,12 +708,22 @@ bench_report() {
 			bench_row "$c" "$ms" "$ref" "$rms" ms "$kind" "$target" "$note" "$label" "$rlabel"
 		done
 		if [ "${#MICRO_ROWS[@]}" -gt 0 ]; then
-			local n fpr bo bl ko kl op o l r
+			local n fpr bo bl ko kl op o l r t
 			for line in "${MICRO_ROWS[@]}"; do
 				IFS=$'\t' read -r n fpr bo bl ko kl op o l r <<<"$line"
 				if [ "$op" = fpr ]; then
 					bench_row "micro.$n.fpr" "$o" libbloom "$l" "rate" le "" \
 						"measured false-positive rate at fpr $fpr" "core, $n keys: false-positive rate" "libbloom"
+				elif [ "$op" = blocked.fpr ]; then
+					bench_row "micro.$n.blocked.fpr" "$o" "micro.$n.fpr" "$l" "rate" le "" \
+						"measured false-positive rate at fpr $fpr" "blocked layout, $n keys: false-positive rate" "classic layout"
+				elif [ "${op#blocked.}" != "$op" ]; then
+					# blocked vs classic layout (bo, ko: blocked; bl, kl: classic); the target
+					# (issue 15) is for filters past the caches, from 10M keys (12 MB)
+					t=""
+					[ "$n" -ge 10000000 ] && t=2.0
+					bench_row "micro.$n.$op" "$o" "micro.$n.${op#blocked.}" "$l" "ns/op" ge "$t" \
+						"blocked $bo B, k $ko (classic $bl B, k $kl)" "blocked layout ${op#blocked.}, $n keys at fpr $fpr" "classic layout ${op#blocked.}"
 				else
 					bench_row "micro.$n.$op" "$o" libbloom "$l" "ns/op" ge 2.0 \
 						"filter $bo B (libbloom $bl B), k $ko (libbloom $kl)" "core $op, $n keys at fpr $fpr" "libbloom $op"
@@ -844,7 +869,8 @@ echo
 bench_print
 echo
 echo "ratio: case / reference (lower is better; target <= x), except for speed-ups (par.*: serial / parallel,"
-echo "       micro.*: libbloom / core; higher is better; target >= x).  Noisy machine?  Compare the load below."
+echo "       micro.*: libbloom / core, micro.*.blocked.*: classic / blocked; higher is better; target >= x)."
+echo "       Noisy machine?  Compare the load below."
 echo "load at the end: $(cut -d ' ' -f 1-3 /proc/loadavg)"
 echo "results: $BENCH_RESULTS"
 echo "raw measurements: $BENCH_RAW"

@@ -179,7 +179,7 @@ my $check = sub {
 	is($fp, $fp_src, "$how: every value identical byte for byte (md5 of the format bytes) and every lookup the same");
 	$compared += $bytes_per_copy if $fp eq $fp_src;
 	my $ver = $dst->safe_psql($db, q{SELECT extversion FROM pg_extension WHERE extname = 'bloomsketch'});
-	is($ver, '1.2', "$how: extension version 1.2");
+	is($ver, '1.3', "$how: extension version 1.3");
 	return;
 };
 

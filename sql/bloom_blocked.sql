@@ -150,6 +150,17 @@ FROM blk;
 SELECT count(*) AS distinct_filters FROM (SELECT f FROM blk UNION SELECT a FROM blk UNION SELECT c FROM blk) s;
 SELECT f = c AS blocked_equals_classic FROM blk;
 -- ---------------------------------------------------------------------------
+-- A stored filter of 4.9 MB probed for every row: read once, kept by the
+-- call site (on 2 MB pages where the kernel gives them, src/call_cache.c)
+-- ---------------------------------------------------------------------------
+CREATE TABLE blk_big AS SELECT bloom_agg(x, 4000000, 0.01, 'blocked') AS f FROM generate_series(1, 8000000, 2) x;
+SELECT octet_length(f::bytea) AS bytes FROM blk_big;
+SELECT count(*) FILTER (WHERE u % 2 = 1 AND NOT (SELECT f FROM blk_big) @> u) AS false_negatives,
+       count(*) FILTER (WHERE u % 2 = 0 AND (SELECT f FROM blk_big) @> u) BETWEEN 140 AND 260 AS rate_near_1pct_of_20000
+FROM generate_series(1, 40000) u;
+DROP TABLE blk_big;
+
+-- ---------------------------------------------------------------------------
 -- Parallel plans give the serial bytes
 -- ---------------------------------------------------------------------------
 CREATE TABLE blk_par AS SELECT x::bigint AS x, 'v' || x AS t FROM generate_series(1, 200000) x;

@@ -72,8 +72,8 @@ cms_empty_dims(PG_FUNCTION_ARGS)
 	PG_RETURN_BYTEA_P(new_cms((uint64_t) width, (uint32_t) depth, BS_FAMILY_NONE));
 }
 
-static uint64_t
-count_arg(FunctionCallInfo fcinfo, int argno, const char *what)
+uint64_t
+bs_count_arg(FunctionCallInfo fcinfo, int argno, const char *what)
 {
 	int64		c = PG_GETARG_INT64(argno);
 
@@ -106,7 +106,7 @@ cms_add(PG_FUNCTION_ARGS)
 	if (PG_ARGISNULL(1) || PG_ARGISNULL(2))
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 	ki = bs_key_arg(fcinfo, 1);
-	count = count_arg(fcinfo, 2, "count");
+	count = bs_count_arg(fcinfo, 2, "count");
 	v = bs_sketch_arg_copy(fcinfo, 0, KIND);
 	bs_cms_view(BS_DATA(v), &c);
 	bs_check_family(c.family, ki, "count-min sketch");
@@ -289,7 +289,7 @@ agg_trans(FunctionCallInfo fcinfo, bool weighted)
 
 	skip = PG_ARGISNULL(1) || (weighted && PG_ARGISNULL(2));
 	if (weighted && !PG_ARGISNULL(2))
-		count = count_arg(fcinfo, 2, "weight");
+		count = bs_count_arg(fcinfo, 2, "weight");
 	ki = bs_key_arg(fcinfo, 1);
 
 	if (PG_ARGISNULL(0))

@@ -23,6 +23,7 @@
 #   cms          Count-Min over-estimates against eps N, skewed and uniform streams
 #   topk         recall of topk_agg against k and the skew
 #   cbloom       counting filters after churn: a sliding window, and overload then drain
+#   topk_weighted  recall of topk_agg_weighted against k and three kinds of weights (issue 19)
 #
 # Settings (environment), with the sizes they set:
 #   ACC_BLOOM_N        keys per filter of bloom_fpr (20000)
@@ -57,7 +58,7 @@ ACC_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 : "${ACC_CB_CAPACITY:=10000}"
 : "${ACC_CB_TESTS:=200000}"
 : "${ACC_CB_STEPS:=20}"
-: "${ACC_STAGES:=bloom_fpr bloom_small bloom_auto cms topk cbloom}"
+: "${ACC_STAGES:=bloom_fpr bloom_small bloom_auto cms topk cbloom topk_weighted}"
 : "${ACC_SKIP_INSTALL:=0}"
 : "${ACC_PLOTS_ONLY:=0}"
 : "${ACC_DATA:=$BS_ROOT/doc/data}"
@@ -102,6 +103,7 @@ declare -A ACC_OUT=(
 	[cms]="acc_cms_out:cms.tsv acc_cms_cdf_out:cms_cdf.tsv acc_streams_out:cms_streams.tsv"
 	[topk]="acc_topk_out:topk.tsv"
 	[cbloom]="acc_cbloom_window_out:cbloom_window.tsv acc_cbloom_drain_out:cbloom_drain.tsv"
+	[topk_weighted]="acc_topkw_out:topk_weighted.tsv"
 )
 
 acc_measure() {

@@ -229,3 +229,13 @@ CREATE AGGREGATE topk_agg_weighted(timestamptz, bigint, integer, double precisio
 );
 COMMENT ON AGGREGATE topk_agg_weighted(timestamptz, bigint, integer, double precision, double precision) IS 'topk sketch: the k values of the group with the largest sums of non-negative weights, with Count-Min error epsilon N at probability 1 - delta';
 
+-- ---------------------------------------------------------------------------------------------
+-- Count-Min windows (issue 19): cms_subtract(a, b) and a - b take the counts of b (the sketch of
+-- a part of a's stream) back out of a, exactly.  topk has no subtraction: its candidates cannot
+-- stay honest (doc/topk.md, section "No subtraction").
+-- ---------------------------------------------------------------------------------------------
+CREATE FUNCTION cms_subtract(cms, cms) RETURNS cms
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cms_subtract(cms, cms) IS 'counter-wise difference of two sketches of the same shape: exactly the sketch of the rest of the stream when the second is the sketch of a part of the first''s stream; an error if a counter would go below zero';
+CREATE OPERATOR - (LEFTARG = cms, RIGHTARG = cms, FUNCTION = cms_subtract);
+COMMENT ON OPERATOR - (cms, cms) IS 'difference of two sketches (cms_subtract)';

@@ -24,6 +24,7 @@
 #   topk         recall of topk_agg against k and the skew
 #   cbloom       counting filters after churn: a sliding window, and overload then drain
 #   topk_weighted  recall of topk_agg_weighted against k and three kinds of weights (issue 19)
+#   cms_window   a sliding 7-day Count-Min window kept by cms_subtract, against exact counts (issue 19)
 #
 # Settings (environment), with the sizes they set:
 #   ACC_BLOOM_N        keys per filter of bloom_fpr (20000)
@@ -58,7 +59,7 @@ ACC_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 : "${ACC_CB_CAPACITY:=10000}"
 : "${ACC_CB_TESTS:=200000}"
 : "${ACC_CB_STEPS:=20}"
-: "${ACC_STAGES:=bloom_fpr bloom_small bloom_auto cms topk cbloom topk_weighted}"
+: "${ACC_STAGES:=bloom_fpr bloom_small bloom_auto cms topk cbloom topk_weighted cms_window}"
 : "${ACC_SKIP_INSTALL:=0}"
 : "${ACC_PLOTS_ONLY:=0}"
 : "${ACC_DATA:=$BS_ROOT/doc/data}"
@@ -104,6 +105,7 @@ declare -A ACC_OUT=(
 	[topk]="acc_topk_out:topk.tsv"
 	[cbloom]="acc_cbloom_window_out:cbloom_window.tsv acc_cbloom_drain_out:cbloom_drain.tsv"
 	[topk_weighted]="acc_topkw_out:topk_weighted.tsv"
+	[cms_window]="acc_cw_out:cms_window.tsv"
 )
 
 acc_measure() {

@@ -232,7 +232,7 @@ COMMENT ON AGGREGATE topk_agg_weighted(timestamptz, bigint, integer, double prec
 -- ---------------------------------------------------------------------------------------------
 -- Count-Min windows (issue 19): cms_subtract(a, b) and a - b take the counts of b (the sketch of
 -- a part of a's stream) back out of a, exactly.  topk has no subtraction: its candidates cannot
--- stay honest (doc/topk.md, section "No subtraction").
+-- stay honest (doc/cms.md, section 9.4).
 -- ---------------------------------------------------------------------------------------------
 CREATE FUNCTION cms_subtract(cms, cms) RETURNS cms
   AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;

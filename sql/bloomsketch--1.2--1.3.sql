@@ -106,3 +106,136 @@ CREATE AGGREGATE bloom_agg(timestamptz, bigint, double precision, text) (
   PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE bloom_agg(timestamptz, bigint, double precision, text) IS 'Bloom filter of the group''s values in the layout ''classic'' or ''blocked'': with the shape of bloom_empty(capacity, fpr, layout), or, capacity NULL, sized for the distinct count seen';
+
+-- ---------------------------------------------------------------------------------------------
+-- Weighted top-k (issue 19): topk_agg_weighted(value, weight, k [, epsilon, delta]), the weights
+-- summed per value as cms_agg_weighted sums them; merge and parallel plans as topk_agg.
+-- ---------------------------------------------------------------------------------------------
+CREATE FUNCTION topk_agg_weighted_trans(topk, anyelement, bigint, integer) RETURNS topk
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+COMMENT ON FUNCTION topk_agg_weighted_trans(topk, anyelement, bigint, integer) IS 'transition function of topk_agg_weighted(value, weight, k)';
+CREATE FUNCTION topk_agg_weighted_trans(topk, anyelement, bigint, integer, double precision, double precision) RETURNS topk
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+COMMENT ON FUNCTION topk_agg_weighted_trans(topk, anyelement, bigint, integer, double precision, double precision) IS 'transition function of topk_agg_weighted(value, weight, k, epsilon, delta)';
+
+CREATE AGGREGATE topk_agg_weighted(smallint, bigint, integer) (
+  SFUNC = topk_agg_weighted_trans, STYPE = topk, SSPACE = 110000, COMBINEFUNC = topk_merge_trans,
+  FINALFUNC = topk_final, FINALFUNC_MODIFY = READ_ONLY, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE topk_agg_weighted(smallint, bigint, integer) IS 'topk sketch: the k values of the group with the largest sums of non-negative weights (Count-Min epsilon 0.001, delta 0.01)';
+CREATE AGGREGATE topk_agg_weighted(smallint, bigint, integer, double precision, double precision) (
+  SFUNC = topk_agg_weighted_trans, STYPE = topk, SSPACE = 110000, COMBINEFUNC = topk_merge_trans,
+  FINALFUNC = topk_final, FINALFUNC_MODIFY = READ_ONLY, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE topk_agg_weighted(smallint, bigint, integer, double precision, double precision) IS 'topk sketch: the k values of the group with the largest sums of non-negative weights, with Count-Min error epsilon N at probability 1 - delta';
+CREATE AGGREGATE topk_agg_weighted(integer, bigint, integer) (
+  SFUNC = topk_agg_weighted_trans, STYPE = topk, SSPACE = 110000, COMBINEFUNC = topk_merge_trans,
+  FINALFUNC = topk_final, FINALFUNC_MODIFY = READ_ONLY, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE topk_agg_weighted(integer, bigint, integer) IS 'topk sketch: the k values of the group with the largest sums of non-negative weights (Count-Min epsilon 0.001, delta 0.01)';
+CREATE AGGREGATE topk_agg_weighted(integer, bigint, integer, double precision, double precision) (
+  SFUNC = topk_agg_weighted_trans, STYPE = topk, SSPACE = 110000, COMBINEFUNC = topk_merge_trans,
+  FINALFUNC = topk_final, FINALFUNC_MODIFY = READ_ONLY, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE topk_agg_weighted(integer, bigint, integer, double precision, double precision) IS 'topk sketch: the k values of the group with the largest sums of non-negative weights, with Count-Min error epsilon N at probability 1 - delta';
+CREATE AGGREGATE topk_agg_weighted(bigint, bigint, integer) (
+  SFUNC = topk_agg_weighted_trans, STYPE = topk, SSPACE = 110000, COMBINEFUNC = topk_merge_trans,
+  FINALFUNC = topk_final, FINALFUNC_MODIFY = READ_ONLY, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE topk_agg_weighted(bigint, bigint, integer) IS 'topk sketch: the k values of the group with the largest sums of non-negative weights (Count-Min epsilon 0.001, delta 0.01)';
+CREATE AGGREGATE topk_agg_weighted(bigint, bigint, integer, double precision, double precision) (
+  SFUNC = topk_agg_weighted_trans, STYPE = topk, SSPACE = 110000, COMBINEFUNC = topk_merge_trans,
+  FINALFUNC = topk_final, FINALFUNC_MODIFY = READ_ONLY, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE topk_agg_weighted(bigint, bigint, integer, double precision, double precision) IS 'topk sketch: the k values of the group with the largest sums of non-negative weights, with Count-Min error epsilon N at probability 1 - delta';
+CREATE AGGREGATE topk_agg_weighted(text, bigint, integer) (
+  SFUNC = topk_agg_weighted_trans, STYPE = topk, SSPACE = 110000, COMBINEFUNC = topk_merge_trans,
+  FINALFUNC = topk_final, FINALFUNC_MODIFY = READ_ONLY, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE topk_agg_weighted(text, bigint, integer) IS 'topk sketch: the k values of the group with the largest sums of non-negative weights (Count-Min epsilon 0.001, delta 0.01)';
+CREATE AGGREGATE topk_agg_weighted(text, bigint, integer, double precision, double precision) (
+  SFUNC = topk_agg_weighted_trans, STYPE = topk, SSPACE = 110000, COMBINEFUNC = topk_merge_trans,
+  FINALFUNC = topk_final, FINALFUNC_MODIFY = READ_ONLY, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE topk_agg_weighted(text, bigint, integer, double precision, double precision) IS 'topk sketch: the k values of the group with the largest sums of non-negative weights, with Count-Min error epsilon N at probability 1 - delta';
+CREATE AGGREGATE topk_agg_weighted(bytea, bigint, integer) (
+  SFUNC = topk_agg_weighted_trans, STYPE = topk, SSPACE = 110000, COMBINEFUNC = topk_merge_trans,
+  FINALFUNC = topk_final, FINALFUNC_MODIFY = READ_ONLY, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE topk_agg_weighted(bytea, bigint, integer) IS 'topk sketch: the k values of the group with the largest sums of non-negative weights (Count-Min epsilon 0.001, delta 0.01)';
+CREATE AGGREGATE topk_agg_weighted(bytea, bigint, integer, double precision, double precision) (
+  SFUNC = topk_agg_weighted_trans, STYPE = topk, SSPACE = 110000, COMBINEFUNC = topk_merge_trans,
+  FINALFUNC = topk_final, FINALFUNC_MODIFY = READ_ONLY, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE topk_agg_weighted(bytea, bigint, integer, double precision, double precision) IS 'topk sketch: the k values of the group with the largest sums of non-negative weights, with Count-Min error epsilon N at probability 1 - delta';
+CREATE AGGREGATE topk_agg_weighted(uuid, bigint, integer) (
+  SFUNC = topk_agg_weighted_trans, STYPE = topk, SSPACE = 110000, COMBINEFUNC = topk_merge_trans,
+  FINALFUNC = topk_final, FINALFUNC_MODIFY = READ_ONLY, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE topk_agg_weighted(uuid, bigint, integer) IS 'topk sketch: the k values of the group with the largest sums of non-negative weights (Count-Min epsilon 0.001, delta 0.01)';
+CREATE AGGREGATE topk_agg_weighted(uuid, bigint, integer, double precision, double precision) (
+  SFUNC = topk_agg_weighted_trans, STYPE = topk, SSPACE = 110000, COMBINEFUNC = topk_merge_trans,
+  FINALFUNC = topk_final, FINALFUNC_MODIFY = READ_ONLY, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE topk_agg_weighted(uuid, bigint, integer, double precision, double precision) IS 'topk sketch: the k values of the group with the largest sums of non-negative weights, with Count-Min error epsilon N at probability 1 - delta';
+CREATE AGGREGATE topk_agg_weighted(double precision, bigint, integer) (
+  SFUNC = topk_agg_weighted_trans, STYPE = topk, SSPACE = 110000, COMBINEFUNC = topk_merge_trans,
+  FINALFUNC = topk_final, FINALFUNC_MODIFY = READ_ONLY, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE topk_agg_weighted(double precision, bigint, integer) IS 'topk sketch: the k values of the group with the largest sums of non-negative weights (Count-Min epsilon 0.001, delta 0.01)';
+CREATE AGGREGATE topk_agg_weighted(double precision, bigint, integer, double precision, double precision) (
+  SFUNC = topk_agg_weighted_trans, STYPE = topk, SSPACE = 110000, COMBINEFUNC = topk_merge_trans,
+  FINALFUNC = topk_final, FINALFUNC_MODIFY = READ_ONLY, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE topk_agg_weighted(double precision, bigint, integer, double precision, double precision) IS 'topk sketch: the k values of the group with the largest sums of non-negative weights, with Count-Min error epsilon N at probability 1 - delta';
+CREATE AGGREGATE topk_agg_weighted(numeric, bigint, integer) (
+  SFUNC = topk_agg_weighted_trans, STYPE = topk, SSPACE = 110000, COMBINEFUNC = topk_merge_trans,
+  FINALFUNC = topk_final, FINALFUNC_MODIFY = READ_ONLY, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE topk_agg_weighted(numeric, bigint, integer) IS 'topk sketch: the k values of the group with the largest sums of non-negative weights (Count-Min epsilon 0.001, delta 0.01)';
+CREATE AGGREGATE topk_agg_weighted(numeric, bigint, integer, double precision, double precision) (
+  SFUNC = topk_agg_weighted_trans, STYPE = topk, SSPACE = 110000, COMBINEFUNC = topk_merge_trans,
+  FINALFUNC = topk_final, FINALFUNC_MODIFY = READ_ONLY, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE topk_agg_weighted(numeric, bigint, integer, double precision, double precision) IS 'topk sketch: the k values of the group with the largest sums of non-negative weights, with Count-Min error epsilon N at probability 1 - delta';
+CREATE AGGREGATE topk_agg_weighted(date, bigint, integer) (
+  SFUNC = topk_agg_weighted_trans, STYPE = topk, SSPACE = 110000, COMBINEFUNC = topk_merge_trans,
+  FINALFUNC = topk_final, FINALFUNC_MODIFY = READ_ONLY, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE topk_agg_weighted(date, bigint, integer) IS 'topk sketch: the k values of the group with the largest sums of non-negative weights (Count-Min epsilon 0.001, delta 0.01)';
+CREATE AGGREGATE topk_agg_weighted(date, bigint, integer, double precision, double precision) (
+  SFUNC = topk_agg_weighted_trans, STYPE = topk, SSPACE = 110000, COMBINEFUNC = topk_merge_trans,
+  FINALFUNC = topk_final, FINALFUNC_MODIFY = READ_ONLY, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE topk_agg_weighted(date, bigint, integer, double precision, double precision) IS 'topk sketch: the k values of the group with the largest sums of non-negative weights, with Count-Min error epsilon N at probability 1 - delta';
+CREATE AGGREGATE topk_agg_weighted(timestamp, bigint, integer) (
+  SFUNC = topk_agg_weighted_trans, STYPE = topk, SSPACE = 110000, COMBINEFUNC = topk_merge_trans,
+  FINALFUNC = topk_final, FINALFUNC_MODIFY = READ_ONLY, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE topk_agg_weighted(timestamp, bigint, integer) IS 'topk sketch: the k values of the group with the largest sums of non-negative weights (Count-Min epsilon 0.001, delta 0.01)';
+CREATE AGGREGATE topk_agg_weighted(timestamp, bigint, integer, double precision, double precision) (
+  SFUNC = topk_agg_weighted_trans, STYPE = topk, SSPACE = 110000, COMBINEFUNC = topk_merge_trans,
+  FINALFUNC = topk_final, FINALFUNC_MODIFY = READ_ONLY, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE topk_agg_weighted(timestamp, bigint, integer, double precision, double precision) IS 'topk sketch: the k values of the group with the largest sums of non-negative weights, with Count-Min error epsilon N at probability 1 - delta';
+CREATE AGGREGATE topk_agg_weighted(timestamptz, bigint, integer) (
+  SFUNC = topk_agg_weighted_trans, STYPE = topk, SSPACE = 110000, COMBINEFUNC = topk_merge_trans,
+  FINALFUNC = topk_final, FINALFUNC_MODIFY = READ_ONLY, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE topk_agg_weighted(timestamptz, bigint, integer) IS 'topk sketch: the k values of the group with the largest sums of non-negative weights (Count-Min epsilon 0.001, delta 0.01)';
+CREATE AGGREGATE topk_agg_weighted(timestamptz, bigint, integer, double precision, double precision) (
+  SFUNC = topk_agg_weighted_trans, STYPE = topk, SSPACE = 110000, COMBINEFUNC = topk_merge_trans,
+  FINALFUNC = topk_final, FINALFUNC_MODIFY = READ_ONLY, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE topk_agg_weighted(timestamptz, bigint, integer, double precision, double precision) IS 'topk sketch: the k values of the group with the largest sums of non-negative weights, with Count-Min error epsilon N at probability 1 - delta';
+
+-- ---------------------------------------------------------------------------------------------
+-- Count-Min windows (issue 19): cms_subtract(a, b) and a - b take the counts of b (the sketch of
+-- a part of a's stream) back out of a, exactly.  topk has no subtraction: its candidates cannot
+-- stay honest (doc/cms.md, section 9.4).
+-- ---------------------------------------------------------------------------------------------
+CREATE FUNCTION cms_subtract(cms, cms) RETURNS cms
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cms_subtract(cms, cms) IS 'counter-wise difference of two sketches of the same shape: exactly the sketch of the rest of the stream when the second is the sketch of a part of the first''s stream; an error if a counter would go below zero';
+CREATE OPERATOR - (LEFTARG = cms, RIGHTARG = cms, FUNCTION = cms_subtract);
+COMMENT ON OPERATOR - (cms, cms) IS 'difference of two sketches (cms_subtract)';

@@ -2,7 +2,8 @@
 -- upgrade: version 1.0 as released, then ALTER EXTENSION bloomsketch UPDATE
 -- to 1.1 (bloomsketch--1.0--1.1.sql adds cbloom), to 1.2
 -- (bloomsketch--1.1--1.2.sql adds = and hashing for topk) and to 1.3
--- (bloomsketch--1.2--1.3.sql adds the blocked layout) with sketches of
+-- (bloomsketch--1.2--1.3.sql adds the blocked layout, cms_subtract and
+-- topk_agg_weighted) with sketches of
 -- every 1.0 type stored in tables: they read the same after each update,
 -- answer the same, and mix with the new type.  Runs in its own database.
 --
@@ -88,6 +89,14 @@ SELECT day, (bloom_info(fast)).layout, fast @> 42 AS has42, visitors @> 42 AS st
        bloom_union_agg(fast) OVER () @> 2999 AS rollup_ok
 FROM daily ORDER BY day;
 SELECT bloom_union(fast, capped) FROM daily LIMIT 1;
+
+-- 1.3 (issue 19): the stored 1.0 cms sketches subtract exactly (the rollup
+-- of the three days less the first day is the sum of the other two), and
+-- topk_agg_weighted merges with the stored topk_agg sketches of its shape.
+SELECT (SELECT cms_union_agg(hits) FROM daily) - (SELECT hits FROM daily WHERE day = '2026-11-01')
+     = (SELECT cms_union_agg(hits) FROM daily WHERE day > '2026-11-01') AS stored_cms_subtract_exact;
+SELECT (topk_items(topk_union_agg(t))).value AS top1
+FROM (SELECT top AS t FROM daily UNION ALL SELECT topk_agg_weighted(7, 100000::bigint, 5)) u LIMIT 1;
 
 -- Every member of the updated extension is documented.
 SELECT count(*) AS undocumented_members

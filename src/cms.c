@@ -27,6 +27,7 @@ PG_FUNCTION_INFO_V1(cms_total);
 PG_FUNCTION_INFO_V1(cms_error_bound);
 PG_FUNCTION_INFO_V1(cms_union);
 PG_FUNCTION_INFO_V1(cms_union_trans);
+PG_FUNCTION_INFO_V1(cms_subtract);
 PG_FUNCTION_INFO_V1(cms_inner_product);
 PG_FUNCTION_INFO_V1(cms_info);
 PG_FUNCTION_INFO_V1(cms_agg_trans);
@@ -72,8 +73,8 @@ cms_empty_dims(PG_FUNCTION_ARGS)
 	PG_RETURN_BYTEA_P(new_cms((uint64_t) width, (uint32_t) depth, BS_FAMILY_NONE));
 }
 
-static uint64_t
-count_arg(FunctionCallInfo fcinfo, int argno, const char *what)
+uint64_t
+bs_count_arg(FunctionCallInfo fcinfo, int argno, const char *what)
 {
 	int64		c = PG_GETARG_INT64(argno);
 
@@ -81,7 +82,7 @@ count_arg(FunctionCallInfo fcinfo, int argno, const char *what)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("%s must not be negative, got " INT64_FORMAT, what, c),
-				 errhint("A count-min sketch only counts up; it cannot subtract.")));
+				 errhint("Sketches only count up; to take rows out of a count-min sketch, subtract the sketch of those rows (cms_subtract).")));
 	return (uint64_t) c;
 }
 
@@ -106,7 +107,7 @@ cms_add(PG_FUNCTION_ARGS)
 	if (PG_ARGISNULL(1) || PG_ARGISNULL(2))
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 	ki = bs_key_arg(fcinfo, 1);
-	count = count_arg(fcinfo, 2, "count");
+	count = bs_count_arg(fcinfo, 2, "count");
 	v = bs_sketch_arg_copy(fcinfo, 0, KIND);
 	bs_cms_view(BS_DATA(v), &c);
 	bs_check_family(c.family, ki, "count-min sketch");
@@ -158,8 +159,9 @@ cms_error_bound(PG_FUNCTION_ARGS)
 	PG_RETURN_FLOAT8(bs_cms_epsilon(c.width) * (double) c.total);
 }
 
-Datum
-cms_union(PG_FUNCTION_ARGS)
+/* A new sketch: a copy of argument 0 with argument 1 added or subtracted by op. */
+static Datum
+combine_new(FunctionCallInfo fcinfo, bs_status (*op) (bs_cms *, const bs_cms *, bs_error *))
 {
 	bytea	   *v = bs_sketch_arg_copy(fcinfo, 0, KIND);
 	bs_sketch_ref ref;
@@ -169,9 +171,26 @@ cms_union(PG_FUNCTION_ARGS)
 	bs_cms_view(BS_DATA(v), &dst);
 	bs_sketch_arg(fcinfo, 1, KIND, &ref);
 	bs_cms_view(ref.data, &src);
-	BS_TRY(bs_cms_merge(&dst, &src, BS_ERR), 0);
+	BS_TRY(op(&dst, &src, BS_ERR), 0);
 	bs_sketch_release(&ref);
 	PG_RETURN_BYTEA_P(v);
+}
+
+Datum
+cms_union(PG_FUNCTION_ARGS)
+{
+	return combine_new(fcinfo, bs_cms_merge);
+}
+
+/*
+ * cms_subtract(a, b) and a - b: a new sketch, a's counters less b's; exact
+ * when b is the sketch of a part of a's stream, an error when the shapes
+ * differ or a counter would go below zero.
+ */
+Datum
+cms_subtract(PG_FUNCTION_ARGS)
+{
+	return combine_new(fcinfo, bs_cms_subtract);
 }
 
 /* Transition and combine function of cms_union_agg, and combine of cms_agg: adds in place. */
@@ -292,7 +311,7 @@ agg_trans(FunctionCallInfo fcinfo, bool weighted)
 
 	skip = PG_ARGISNULL(1) || (weighted && PG_ARGISNULL(2));
 	if (weighted && !PG_ARGISNULL(2))
-		count = count_arg(fcinfo, 2, "weight");
+		count = bs_count_arg(fcinfo, 2, "weight");
 	ki = bs_key_arg(fcinfo, 1);
 
 	if (PG_ARGISNULL(0))

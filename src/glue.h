@@ -118,6 +118,12 @@ bs_layout_arg(FunctionCallInfo fcinfo, int argno)
 extern void bs_cms_dims_arg(FunctionCallInfo fcinfo, int first, const char *caller,
 							uint64_t *width, uint64_t *depth);
 
+/*
+ * A count or weight argument of cms_add, cms_agg_weighted and topk_agg_weighted
+ * (cms.c): negative is a 22023 error naming what ("count", "weight").
+ */
+extern uint64_t bs_count_arg(FunctionCallInfo fcinfo, int argno, const char *what);
+
 /* A fresh writable copy of argument argno (for functions that return a new value). */
 extern bytea *bs_sketch_arg_copy(FunctionCallInfo fcinfo, int argno, bs_kind kind);
 

@@ -1,8 +1,9 @@
 /*
- * topk.c: the SQL type topk (heavy hitters), topk_agg and topk_items.
- * The sketch is src/core/topk.c.  topk_agg's state is a topk value with room
- * for candidate keys; its final function returns the canonical (compact,
- * sorted) form, so equal inputs give equal bytes however they were split.
+ * topk.c: the SQL type topk (heavy hitters), topk_agg, topk_agg_weighted and
+ * topk_items.  The sketch is src/core/topk.c.  The aggregates' state is a
+ * topk value with room for candidate keys; their final function returns the
+ * canonical (compact, sorted) form, so equal inputs give equal bytes however
+ * they were split.
  */
 #include "glue.h"
 
@@ -17,6 +18,7 @@
 #define INITIAL_KEY_BYTES 256
 
 PG_FUNCTION_INFO_V1(topk_agg_trans);
+PG_FUNCTION_INFO_V1(topk_agg_weighted_trans);
 PG_FUNCTION_INFO_V1(topk_merge_trans);
 PG_FUNCTION_INFO_V1(topk_final);
 PG_FUNCTION_INFO_V1(topk_add);
@@ -64,27 +66,37 @@ add_value(FunctionCallInfo fcinfo, uint8_t *s, const bs_key_info *ki, int key_ar
 }
 
 /*
- * topk_agg_trans(state, value, k [, epsilon, delta]).  Not strict: a NULL
- * value skips the row; the parameters are checked before the first state.
+ * topk_agg_trans(state, value, k [, epsilon, delta]) and
+ * topk_agg_weighted_trans(state, value, weight, k [, epsilon, delta]).  Not
+ * strict: a NULL value or weight skips the row, a weight of 0 counts nothing
+ * (as in cms_agg_weighted), a negative weight is an error; the parameters are
+ * checked before the first state.
  */
-Datum
-topk_agg_trans(PG_FUNCTION_ARGS)
+static Datum
+agg_trans(FunctionCallInfo fcinfo, bool weighted)
 {
+	const char *name = weighted ? "topk_agg_weighted" : "topk_agg";
+	int			k_arg = weighted ? 3 : 2;
 	uint64_t	width,
-				depth;
+				depth,
+				count = 1;
 	int32		k;
 	const bs_key_info *ki;
 	uint8_t    *s;
 	bs_topk		t;
+	bool		skip;
 
-	bs_require_agg_context(fcinfo, "topk_agg");
-	if (PG_ARGISNULL(2))
+	bs_require_agg_context(fcinfo, name);
+	if (PG_ARGISNULL(k_arg))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("topk_agg parameters must not be NULL")));
-	k = PG_GETARG_INT32(2);
+				 errmsg("%s parameters must not be NULL", name)));
+	k = PG_GETARG_INT32(k_arg);
 	BS_TRY(bs_topk_check_k(k, BS_ERR), 0);
-	bs_cms_dims_arg(fcinfo, 3, "topk_agg", &width, &depth);
+	bs_cms_dims_arg(fcinfo, k_arg + 1, name, &width, &depth);
+	skip = PG_ARGISNULL(1) || (weighted && PG_ARGISNULL(2));
+	if (weighted && !PG_ARGISNULL(2))
+		count = bs_count_arg(fcinfo, 2, "weight");
 	ki = bs_key_arg(fcinfo, 1);
 
 	if (PG_ARGISNULL(0))
@@ -93,7 +105,7 @@ topk_agg_trans(PG_FUNCTION_ARGS)
 
 		BS_TRY(bs_topk_size(width, (uint32_t) depth, (uint32_t) k, INITIAL_KEY_BYTES,
 							&total, BS_ERR), 0);
-		if (PG_ARGISNULL(1))
+		if (skip)
 			PG_RETURN_NULL();	/* parameters are fine; no value yet */
 		s = BS_DATA(bs_new_sketch((size_t) total));
 		bs_topk_init(s, width, (uint32_t) depth, (uint32_t) k, INITIAL_KEY_BYTES,
@@ -106,12 +118,24 @@ topk_agg_trans(PG_FUNCTION_ARGS)
 		if (t.cms.width != width || t.cms.depth != depth || t.k != (uint32_t) k)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("topk_agg parameters must be the same for every row of a group")));
-		if (PG_ARGISNULL(1))
+					 errmsg("%s parameters must be the same for every row of a group", name)));
+		if (skip)
 			PG_RETURN_POINTER(BS_VARLENA_OF(s));
 	}
-	s = add_value(fcinfo, s, ki, 1, 1);
+	s = add_value(fcinfo, s, ki, 1, count);
 	PG_RETURN_POINTER(BS_VARLENA_OF(s));
+}
+
+Datum
+topk_agg_trans(PG_FUNCTION_ARGS)
+{
+	return agg_trans(fcinfo, false);
+}
+
+Datum
+topk_agg_weighted_trans(PG_FUNCTION_ARGS)
+{
+	return agg_trans(fcinfo, true);
 }
 
 /*

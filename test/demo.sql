@@ -350,4 +350,50 @@ FROM (SELECT (SELECT users FROM active_window) @> user_id AS filter_yes,
       FROM exact_daily_users GROUP BY user_id) AS u;
 
 \echo
+\echo '=== 7. Hits per URL over the last 7 days, sliding day by day: cms_subtract ==='
+\echo 'The daily Count-Min sketches of section 4 make a 7-day window: the sum of Nov 1-7 (+), and'
+\echo 'every day the newest day added and the oldest subtracted (-, cms_subtract), 23 steps to'
+\echo 'Nov 24-30.  Subtraction is exact (the sketch of a+b less that of b is the sketch of a), so the'
+\echo 'window equals the sum of its 7 days, byte for byte, and keeps the Count-Min guarantee.'
+CREATE TABLE hits_window AS
+SELECT date '2026-11-01' AS first_day, cms_union_agg(hits) AS hits
+FROM daily_hits WHERE day < date '2026-11-08';
+DO $$
+BEGIN
+  FOR i IN 1..23 LOOP
+    UPDATE hits_window AS w
+    SET hits = w.hits + n.hits - o.hits, first_day = w.first_day + 1
+    FROM daily_hits AS n, daily_hits AS o
+    WHERE n.day = w.first_day + 7 AND o.day = w.first_day;
+  END LOOP;
+END $$;
+CREATE UNLOGGED TABLE exact_window_hits AS
+SELECT url, count(*) AS hits FROM requests
+WHERE day >= (SELECT first_day FROM hits_window) GROUP BY url;
+
+SELECT w.first_day, w.first_day + 6 AS last_day,
+       w.hits = (SELECT cms_union_agg(hits) FROM daily_hits WHERE day >= w.first_day) AS same_as_rebuilt,
+       cms_total(w.hits) AS n, (SELECT sum(hits) FROM exact_window_hits) AS exact_requests
+FROM hits_window AS w;
+
+\echo 'The window: URLs of every popularity rank, estimate versus count(*) over Nov 24-30:'
+SELECT e.rank, e.url, w.hits -> e.url AS estimate, e.hits AS exact, (w.hits -> e.url) - e.hits AS error,
+       round(cms_error_bound(w.hits)) AS epsilon_n
+FROM hits_window AS w,
+     (SELECT url, hits, row_number() OVER (ORDER BY hits DESC, url) AS rank FROM exact_window_hits) AS e
+WHERE e.rank IN (1, 10, 100, 1000, 10000)
+ORDER BY e.rank;
+
+\echo 'All URLs requested in the month against their count in the window (0 for a URL requested only'
+\echo 'before Nov 24): none below it, none above it + epsilon * N, the N of the window:'
+SELECT count(*) AS urls,
+       count(*) FILTER (WHERE estimate < exact) AS below_exact,
+       count(*) FILTER (WHERE estimate > exact + bound) AS above_exact_plus_eps_n,
+       round(avg(estimate - exact), 1) AS mean_error,
+       max(estimate - exact) AS max_error
+FROM (SELECT (SELECT hits FROM hits_window) -> e.url AS estimate, coalesce(x.hits, 0) AS exact,
+             (SELECT cms_error_bound(hits) FROM hits_window) AS bound
+      FROM exact_url_hits AS e LEFT JOIN exact_window_hits AS x USING (url)) AS c;
+
+\echo
 \echo 'Done.'

@@ -91,3 +91,16 @@ CREATE AGGREGATE bloom_agg(@T@, bigint, double precision, text) (
 );
 COMMENT ON AGGREGATE bloom_agg(@T@, bigint, double precision, text) IS 'Bloom filter of the group''s values in the layout ''classic'' or ''blocked'': with the shape of bloom_empty(capacity, fpr, layout), or, capacity NULL, sized for the distinct count seen';
 -- @end
+
+-- @template topk_agg_weighted 1.3
+CREATE AGGREGATE topk_agg_weighted(@T@, bigint, integer) (
+  SFUNC = topk_agg_weighted_trans, STYPE = topk, SSPACE = 110000, COMBINEFUNC = topk_merge_trans,
+  FINALFUNC = topk_final, FINALFUNC_MODIFY = READ_ONLY, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE topk_agg_weighted(@T@, bigint, integer) IS 'topk sketch: the k values of the group with the largest sums of non-negative weights (Count-Min epsilon 0.001, delta 0.01)';
+CREATE AGGREGATE topk_agg_weighted(@T@, bigint, integer, double precision, double precision) (
+  SFUNC = topk_agg_weighted_trans, STYPE = topk, SSPACE = 110000, COMBINEFUNC = topk_merge_trans,
+  FINALFUNC = topk_final, FINALFUNC_MODIFY = READ_ONLY, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE topk_agg_weighted(@T@, bigint, integer, double precision, double precision) IS 'topk sketch: the k values of the group with the largest sums of non-negative weights, with Count-Min error epsilon N at probability 1 - delta';
+-- @end

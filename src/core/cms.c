@@ -210,6 +210,51 @@ bs_cms_merge(bs_cms *dst, const bs_cms *src, bs_error *err)
 }
 
 bs_status
+bs_cms_subtract(bs_cms *dst, const bs_cms *src, bs_error *err)
+{
+	uint64_t	i,
+				cells;
+	bs_status	st;
+
+	if ((st = check_mergeable(dst, src, err)) != BS_OK)
+		return st;
+	if (src->total > dst->total)
+	{
+		bs_fail(err, BS_ERR_PARAM,
+				"cannot subtract a count-min sketch of total %" PRIu64 " from one of total %" PRIu64,
+				src->total, dst->total);
+		bs_error_hint(err, "Subtract the sketch of a part of the stream the first sketch counted.");
+		return BS_ERR_PARAM;
+	}
+	/* Check every counter before changing any, so a refused call changes nothing. */
+	cells = dst->width * dst->depth;
+	for (i = 0; i < cells; i++)
+	{
+		uint64_t	a = bs_load64(dst->counters + i * 8),
+					b = bs_load64(src->counters + i * 8);
+
+		if (b > a)
+		{
+			bs_fail(err, BS_ERR_PARAM,
+					"cannot subtract: counter %" PRIu64 " of row %" PRIu64 " would go below zero (%" PRIu64 " - %" PRIu64 ")",
+					i % dst->width, i / dst->width, a, b);
+			bs_error_detail(err, "The second sketch counts more in that cell than the first, so it did not count a part of the first one's stream.");
+			bs_error_hint(err, "Subtract the sketch of a part of the stream the first sketch counted.");
+			return BS_ERR_PARAM;
+		}
+	}
+	/* Each row of both sums to its total, so each row of the difference sums to the new total. */
+	for (i = 0; i < cells; i++)
+		bs_store64(dst->counters + i * 8,
+				   bs_load64(dst->counters + i * 8) - bs_load64(src->counters + i * 8));
+	dst->total -= src->total;
+	bs_store64(dst->buf + BS_OFF_N, dst->total);
+	dst->family = bs_family_join(dst->family, src->family);
+	dst->buf[BS_OFF_FAMILY] = dst->family;
+	return BS_OK;
+}
+
+bs_status
 bs_cms_inner_product(const bs_cms *a, const bs_cms *b, bs_u128 *out,
 					 bs_error *err)
 {

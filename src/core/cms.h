@@ -13,7 +13,8 @@
  * N, so no counter exceeds N: keeping N <= INT64_MAX keeps every counter in
  * range, and one check of N is the overflow check of a whole update or merge.
  * Updates are standard (not conservative), so sketches of parts add up to
- * the sketch of the whole, byte for byte.
+ * the sketch of the whole, byte for byte, and the sketch of a part subtracts
+ * from the whole's exactly (bs_cms_subtract).
  */
 #ifndef BS_CMS_H
 #define BS_CMS_H
@@ -78,6 +79,14 @@ uint64_t	bs_cms_frequency(const bs_cms *c, uint64_t h);
 
 /* dst += src counter-wise, after the shape, family and overflow checks. */
 bs_status	bs_cms_merge(bs_cms *dst, const bs_cms *src, bs_error *err);
+
+/*
+ * dst -= src counter-wise (cms_subtract): after the checks of bs_cms_merge,
+ * BS_ERR_PARAM (nothing changed) when src's total or any counter is larger
+ * than dst's.  Exact when src is the sketch of a part of dst's stream: the
+ * sketch of a + b minus that of b is the sketch of a, byte for byte.
+ */
+bs_status	bs_cms_subtract(bs_cms *dst, const bs_cms *src, bs_error *err);
 
 /* Estimated inner product (join size): min over rows of sum a_ij * b_ij. */
 bs_status	bs_cms_inner_product(const bs_cms *a, const bs_cms *b,

@@ -25,6 +25,8 @@
 #   cbloom       counting filters after churn: a sliding window, and overload then drain
 #   bloom_blocked  the cache-blocked layout: rate against its formula, bits per key against the
 #                classic layout, false negatives, parallel plans against serial ones byte for byte
+#   topk_weighted  recall of topk_agg_weighted against k and three kinds of weights (issue 19)
+#   cms_window   a sliding 7-day Count-Min window kept by cms_subtract, against exact counts (issue 19)
 #
 # Settings (environment), with the sizes they set:
 #   ACC_BLOOM_N        keys per filter of bloom_fpr (20000)
@@ -67,7 +69,7 @@ ACC_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 : "${ACC_BLOCKED_N:={1000,10000,100000,1000000\}}"
 : "${ACC_BLOCKED_AUTO_N:={2000000\}}"
 : "${ACC_BLOCKED_PAR_ROWS:=2500000}"
-ACC_ALL_STAGES="bloom_fpr bloom_small bloom_auto cms topk cbloom bloom_blocked"
+ACC_ALL_STAGES="bloom_fpr bloom_small bloom_auto cms topk cbloom bloom_blocked topk_weighted cms_window"
 : "${ACC_STAGES:=$ACC_ALL_STAGES}"
 : "${ACC_SKIP_INSTALL:=0}"
 : "${ACC_PLOTS_ONLY:=0}"
@@ -118,6 +120,8 @@ declare -A ACC_OUT=(
 	[topk]="acc_topk_out:topk.tsv"
 	[cbloom]="acc_cbloom_window_out:cbloom_window.tsv acc_cbloom_drain_out:cbloom_drain.tsv"
 	[bloom_blocked]="acc_bloom_blocked_out:bloom_blocked.tsv acc_bloom_blocked_bits_out:bloom_blocked_bits.tsv acc_bloom_blocked_checks_out:bloom_blocked_checks.tsv"
+	[topk_weighted]="acc_topkw_out:topk_weighted.tsv"
+	[cms_window]="acc_cw_out:cms_window.tsv"
 )
 
 # acc_earlier_runs <OLD_RUN_INFO: the parts of an earlier run_info.txt (its first part, and the

@@ -12,6 +12,8 @@
  *     the merge is refused unchanged) and with a valid sketch of the same
  *     shape (both orders, equal results), and the refusals of another shape
  *     or family;
+ *   - cms_subtract: (x + c) - c is x, x - c is exact or refused unchanged,
+ *     x - x is empty;
  *   - cms_inner_product: with itself and with the other sketch (symmetric);
  *   - every sketch made goes through its text form and bs_validate.
  */
@@ -160,6 +162,43 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	else
 		FZ_CHECK(st == BS_ERR_LIMIT && memcmp(a, x, size) == 0, "refused merge (%d) changed the sketch", (int) st);
+
+	/*
+	 * cms_subtract: (x + c) - c is x, byte for byte but the family (x + c
+	 * has c's family when x had none); x - c is refused unchanged or leaves
+	 * valid rows; x - x is empty.
+	 */
+	if (st == BS_OK)
+	{
+		bs_cms		cd;
+		uint8_t    *d = fz_dup(a, size);
+
+		bs_cms_view(d, &cd);
+		fz_check_error(bs_cms_subtract(&cd, &cc, &err), BS_OK, &err, "(x + c) - c");
+		FZ_CHECK(memcmp(d + BS_HEADER_SIZE, x + BS_HEADER_SIZE, size - BS_HEADER_SIZE) == 0 &&
+				 cd.total == cx.total, "(x + c) - c is not x");
+		fz_roundtrip(d, size, BS_KIND_CMS, "subtract");
+	}
+	{
+		bs_cms		cd;
+		uint8_t    *d = fz_dup(x, size);
+
+		bs_cms_view(d, &cd);
+		st = bs_cms_subtract(&cd, &cc, &err);
+		if (st == BS_OK)
+		{
+			check_rows(&cd, "after subtract");
+			fz_roundtrip(d, size, BS_KIND_CMS, "subtract");
+		}
+		else
+			FZ_CHECK(st == BS_ERR_PARAM && memcmp(d, x, size) == 0,
+					 "refused subtract (%d) changed the sketch", (int) st);
+		d = fz_dup(x, size);
+		bs_cms_view(d, &cd);
+		fz_check_error(bs_cms_subtract(&cd, &cx, &err), BS_OK, &err, "x - x");
+		FZ_CHECK(cd.total == 0 && bs_cms_frequency(&cd, keys[2]) == 0, "x - x is not empty");
+		fz_roundtrip(d, size, BS_KIND_CMS, "x - x");
+	}
 
 	/* cms_inner_product */
 	fz_check_error(bs_cms_inner_product(&cx, &cx, &ip1, &err), BS_OK, &err, "inner product with itself");

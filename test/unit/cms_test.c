@@ -4,7 +4,8 @@
  * depth = ceil(ln 1/delta); a point query is the minimum over the rows, never
  * below the true count f*, and at most f* + eps N with probability
  * 1 - delta.  Also its merges (exact: the sum of the sketches of the parts
- * is the sketch of the whole), the 64-bit overflow checks, the inner product
+ * is the sketch of the whole), its subtraction (the whole less a part is
+ * the rest, byte for byte), the 64-bit overflow checks, the inner product
  * and bs_cms_check.
  *
  * Keys are 64-bit hashes from splitmix64, which never repeats within one
@@ -592,6 +593,91 @@ test_delta_small_depth(void)
 	}
 }
 
+/* ---- subtraction (cms_subtract) ---- */
+
+static void
+test_subtract(void)
+{
+	unit_rng	r = {4007};
+	const uint64_t nkeys = 20000,
+				n = 300000;
+	uint64_t   *h = unit_random_hashes(&r, nkeys);
+	sketch		a,
+				b,
+				ab,
+				x,
+				before,
+				w;
+	bs_error	err;
+	bs_status	st;
+	uint64_t	i;
+
+	sk_new(&a, 2719, 5, BS_FAMILY_INTEGER, 0);
+	sk_new(&b, 2719, 5, BS_FAMILY_INTEGER, 0);
+	sk_new(&ab, 2719, 5, BS_FAMILY_INTEGER, 0);
+	for (i = 0; i < n; i++)
+	{
+		uint64_t	k = h[unit_below(&r, nkeys)],
+					c = 1 + unit_below(&r, 5);
+
+		sk_add(unit_below(&r, 3) == 0 ? &b : &a, k, c);
+		sk_add(&ab, k, c);
+	}
+	/* (a + b) - b is a, byte for byte; and (a + b) - a is b */
+	sk_copy(&x, &ab);
+	st = bs_cms_subtract(&x.c, &b.c, &err);
+	CHECK(st == BS_OK && memcmp(x.buf, a.buf, a.len) == 0 &&
+		  bs_validate(x.buf, x.len, BS_KIND_CMS, true, NULL, &err) == BS_OK,
+		  "subtract: the sketch of a + b less that of b is byte-equal to the sketch of a (%" PRIu64 " adds), and valid", n);
+	sk_free(&x);
+	sk_copy(&x, &ab);
+	st = bs_cms_subtract(&x.c, &a.c, &err);
+	CHECK(st == BS_OK && memcmp(x.buf, b.buf, b.len) == 0, "subtract: (a + b) - a is b, byte for byte");
+	/* x - x is the empty sketch */
+	st = bs_cms_subtract(&x.c, &x.c, &err);
+	CHECK(st == BS_OK && x.c.total == 0 && bs_load64(x.buf + BS_OFF_N) == 0 &&
+		  bs_validate(x.buf, x.len, BS_KIND_CMS, true, NULL, &err) == BS_OK,
+		  "subtract: a sketch less itself has total 0 and is valid");
+	sk_free(&x);
+
+	/* a - b when b is not a part of a: refused, nothing changed */
+	sk_copy(&x, &a);
+	sk_copy(&before, &a);
+	st = bs_cms_subtract(&x.c, &ab.c, &err);
+	CHECK(st == BS_ERR_PARAM && strstr(err.msg, "total") && memcmp(x.buf, before.buf, before.len) == 0,
+		  "subtracting a larger total is BS_ERR_PARAM, nothing changed (%s)", err.msg);
+	sk_free(&x);
+	sk_new(&x, 2719, 5, BS_FAMILY_INTEGER, 0);
+	sk_add(&x, h[0], 10);
+	sk_new(&w, 2719, 5, BS_FAMILY_INTEGER, 0);
+	sk_add(&w, h[1], 10);		/* same total, other cells */
+	sk_free(&before);
+	sk_copy(&before, &x);
+	st = bs_cms_subtract(&x.c, &w.c, &err);
+	CHECK(st == BS_ERR_PARAM && strstr(err.msg, "below zero") && err.hint[0] != '\0' &&
+		  memcmp(x.buf, before.buf, before.len) == 0,
+		  "a counter going below zero is BS_ERR_PARAM with a hint, nothing changed (%s)", err.msg);
+	sk_free(&x);
+	sk_free(&w);
+	sk_free(&before);
+
+	/* shapes and families as merge */
+	sk_new(&w, 2718, 5, BS_FAMILY_INTEGER, 0);
+	sk_copy(&x, &ab);
+	st = bs_cms_subtract(&x.c, &w.c, &err);
+	CHECK(st == BS_ERR_SHAPE && strstr(err.msg, "width 2718"), "subtracting another width is BS_ERR_SHAPE (%s)", err.msg);
+	sk_free(&w);
+	sk_new(&w, 2719, 5, BS_FAMILY_TEXT, 0);
+	st = bs_cms_subtract(&x.c, &w.c, &err);
+	CHECK(st == BS_ERR_FAMILY, "subtracting a sketch of text keys from one of integer keys is BS_ERR_FAMILY (%s)", err.msg);
+	sk_free(&w);
+	sk_free(&x);
+	sk_free(&a);
+	sk_free(&b);
+	sk_free(&ab);
+	free(h);
+}
+
 /* ---- merges ---- */
 
 static void
@@ -1133,6 +1219,7 @@ main(void)
 	test_zipf();
 	test_delta_small_depth();
 	test_merge();
+	test_subtract();
 	test_overflow();
 	test_inner_product();
 	test_check();

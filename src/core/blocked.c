@@ -1,6 +1,7 @@
 #include "blocked.h"
 
 #include <inttypes.h>
+#include <stdbool.h>
 #include <math.h>
 #include <string.h>
 
@@ -27,8 +28,9 @@
  * sum over l of (-1)^l C(j, l) (1 - l/512)^t (inclusion-exclusion), so the
  * rate is sum over l of c_l (1 - l/512)^t with
  * c_l = (-1)^l sum over j of P(j) C(j, l).  Its terms cancel, leaving an
- * absolute error of about C(k, k/2) 1e-16 (2e-11 at k = 20), far below any
- * rate that needs k <= 20 (1e-6 and above).
+ * absolute error of about 2^k 1e-16 (1e-10 at k = 20), so a sum below
+ * 2^k 1e-12 (a nearly empty block) is redone by the dynamic programme, whose
+ * few throws then cost little.
  * Larger k: the law of X after t throws, one throw at a time.
  */
 typedef struct block_rate
@@ -36,8 +38,10 @@ typedef struct block_rate
 	uint32_t	k;
 	double		c[TERMS_MAX_K + 1];		/* k <= TERMS_MAX_K */
 	double		log_keep[TERMS_MAX_K + 1];	/* ln(1 - l/512) */
-	double		pw[BS_BLOCK_BITS + 1];	/* k > TERMS_MAX_K: (x/512)^k */
-	double		law[BS_BLOCK_BITS + 1]; /* ... P(X = x) after `throws` throws */
+	double		exact_below;	/* ... a sum below this is redone by the programme */
+	bool		law_ready;		/* the programme's state: */
+	double		pw[BS_BLOCK_BITS + 1];	/* (x/512)^k */
+	double		law[BS_BLOCK_BITS + 1]; /* P(X = x) after `throws` throws */
 	uint64_t	throws;
 } block_rate;
 
@@ -50,6 +54,7 @@ block_rate_init(block_rate *br, uint32_t k)
 				p;
 
 	br->k = k;
+	br->law_ready = false;
 	if (k <= TERMS_MAX_K)
 	{
 		double		P[TERMS_MAX_K + 1] = {1.0};
@@ -74,34 +79,31 @@ block_rate_init(block_rate *br, uint32_t k)
 			br->c[l] = (l % 2 == 0) ? sum : -sum;
 			br->log_keep[l] = log1p(-(double) l / b);
 		}
-		return;
+		/* the sum's rounding error is about 2^k 1e-16; keep it below 1e-4 of the result */
+		br->exact_below = ldexp(1e-12, (int) k);
 	}
-	for (j = 0; j <= BS_BLOCK_BITS; j++)
-	{
-		br->pw[j] = pow(j / b, (double) k);
-		br->law[j] = 0.0;
-	}
-	br->law[0] = 1.0;
-	br->throws = 0;
 }
 
-/* The rate of a block holding i keys; with the programme, i never decreases between calls. */
+/* The throw-by-throw law of X up to t throws (t never decreases between calls). */
 static double
-block_rate_at(block_rate *br, double i)
+block_rate_programme(block_rate *br, double t)
 {
-	double		t = i * br->k,
-				r = 0.0;
-	uint32_t	x,
-				l;
+	double		r = 0.0;
+	uint32_t	x;
 
-	if (br->k <= TERMS_MAX_K)
-	{
-		for (l = 0; l <= br->k; l++)
-			r += br->c[l] * exp(t * br->log_keep[l]);
-		return r < 0.0 ? 0.0 : r;	/* rounding, where the rate is ~0 */
-	}
 	if (t >= FULL_THROWS)
 		return 1.0;
+	if (!br->law_ready)
+	{
+		for (x = 0; x <= BS_BLOCK_BITS; x++)
+		{
+			br->pw[x] = pow(x / (double) BS_BLOCK_BITS, (double) br->k);
+			br->law[x] = 0.0;
+		}
+		br->law[0] = 1.0;
+		br->throws = 0;
+		br->law_ready = true;
+	}
 	for (; (double) br->throws < t; br->throws++)
 	{
 		/* a throw keeps x bits with probability x/512, or sets one more */
@@ -115,6 +117,28 @@ block_rate_at(block_rate *br, double i)
 	for (x = 0; x <= BS_BLOCK_BITS; x++)
 		r += br->law[x] * br->pw[x];
 	return r;
+}
+
+/*
+ * The rate of a block holding i keys; i never decreases between calls.  A
+ * sum too small to trust (a nearly empty block, where the programme is
+ * short) is redone by the programme.
+ */
+static double
+block_rate_at(block_rate *br, double i)
+{
+	double		t = i * br->k,
+				r = 0.0;
+	uint32_t	l;
+
+	if (br->k <= TERMS_MAX_K)
+	{
+		for (l = 0; l <= br->k; l++)
+			r += br->c[l] * exp(t * br->log_keep[l]);
+		if (r >= br->exact_below)
+			return r;
+	}
+	return block_rate_programme(br, t);
 }
 
 /*

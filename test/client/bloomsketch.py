@@ -466,12 +466,13 @@ _FULL_THROWS = 40 * BLOCK_BITS
 
 class _BlockRate(object):
     """blocked.c's block_rate: r(i) = E[(X/512)^k], X the bits that i k
-    probes set in one block; a sum of k + 1 exponentials up to k = 20, the
-    law of X throw by throw above."""
+    probes set in one block; a sum of k + 1 exponentials up to k = 20 when
+    it is large enough to trust, the law of X throw by throw otherwise."""
 
     def __init__(self, k):
         b = float(BLOCK_BITS)
         self.k = k
+        self.law_ready = False
         if k <= _TERMS_MAX_K:
             P = [0.0] * (_TERMS_MAX_K + 1)
             P[0] = 1.0
@@ -487,22 +488,19 @@ class _BlockRate(object):
                     binom = binom * (j + 1) / (j + 1 - l)
                 self.c.append(total if l % 2 == 0 else -total)
                 self.log_keep.append(math.log1p(-float(l) / b))
-            return
-        self.pw = [math.pow(j / b, float(k)) for j in range(BLOCK_BITS + 1)]
-        self.law = [0.0] * (BLOCK_BITS + 1)
-        self.law[0] = 1.0
-        self.throws = 0
+            self.exact_below = math.ldexp(1e-12, k)
 
-    def at(self, i):
-        t = i * self.k
-        if self.k <= _TERMS_MAX_K:
-            r = 0.0
-            for l in range(self.k + 1):
-                r += self.c[l] * math.exp(t * self.log_keep[l])
-            return 0.0 if r < 0.0 else r
+    def _programme(self, t):
         if t >= _FULL_THROWS:
             return 1.0
-        law, b = self.law, float(BLOCK_BITS)
+        b = float(BLOCK_BITS)
+        if not self.law_ready:
+            self.pw = [math.pow(x / b, float(self.k)) for x in range(BLOCK_BITS + 1)]
+            self.law = [0.0] * (BLOCK_BITS + 1)
+            self.law[0] = 1.0
+            self.throws = 0
+            self.law_ready = True
+        law = self.law
         while float(self.throws) < t:
             top = self.throws + 1 if self.throws + 1 < BLOCK_BITS else BLOCK_BITS
             for x in range(top, 0, -1):
@@ -513,6 +511,16 @@ class _BlockRate(object):
         for x in range(BLOCK_BITS + 1):
             r += law[x] * self.pw[x]
         return r
+
+    def at(self, i):
+        t = i * self.k
+        if self.k <= _TERMS_MAX_K:
+            r = 0.0
+            for l in range(self.k + 1):
+                r += self.c[l] * math.exp(t * self.log_keep[l])
+            if r >= self.exact_below:
+                return r
+        return self._programme(t)
 
 
 def _stirlerr(n):

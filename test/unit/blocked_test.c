@@ -146,11 +146,7 @@ test_formula(void)
 
 				if (bs_bloom_fpr_exact(512, ns[a2], ks[a1], work, &exact, NULL) != BS_OK)
 					continue;	/* past its work limit */
-				/* the sum's cancellation: about C(k, k/2) rounding errors, absolute */
-				double		slack = ks[a1] <= 20 ? tgamma(ks[a1] + 1.0) /
-					(tgamma(ks[a1] / 2 + 1.0) * tgamma(ks[a1] - ks[a1] / 2 + 1.0)) * 1e-15 : 0;
-
-				if (fabs(bs_blocked_fpr(512, (double) ns[a2], ks[a1]) - exact) > 1e-9 * exact + slack)
+				if (fabs(bs_blocked_fpr(512, (double) ns[a2], ks[a1]) - exact) > 1e-4 * exact)
 				{
 					bad++;
 					printf("# k = %u, n = %" PRIu64 ": blocked %.12g, exact %.12g\n", ks[a1], ns[a2],
@@ -158,7 +154,7 @@ test_formula(void)
 				}
 			}
 	}
-	CHECK(bad == 0, "one block of n keys: the block rate equals Bose et al.'s exact rate of a 512-bit filter, to 1e-9 and, for k <= 20, C(k, k/2) 1e-15 (k up to 64, %d differ)", bad);
+	CHECK(bad == 0, "one block of n keys: the block rate equals Bose et al.'s exact rate of a 512-bit filter to 1e-4, however small (k up to 64, %d differ)", bad);
 
 	/* many blocks: the binomial mixture tends to the Poisson mixture of the exact block rates */
 	for (i = 0; i < 400; i++)
@@ -180,6 +176,18 @@ test_formula(void)
 		  "... which is %.2f%% above Putze et al.'s textbook form %.8g (the mean fill to the k-th power)",
 		  100 * (poisson / textbook - 1), textbook);
 	free(work);
+	{
+		uint64_t	mb = 0,
+					mc = 0;
+		uint32_t	kb = 0;
+		bs_status	st = bs_blocked_optimal(2000, 1e-15, &mb, &kb, NULL);
+
+		(void) bs_bloom_optimal_bits(2000, 1e-15, &mc, NULL);
+		CHECK(st == BS_OK && bs_blocked_fpr(mb, 2000, kb) <= 1e-15 && kb <= BS_BLOCKED_MAX_HASHES &&
+			  mb < 8 * mc,
+			  "2,000 keys at 1e-15: %" PRIu64 " bits (%.1f times classic), %u hashes, rate %.3g: tiny rates are met, at a price",
+			  mb, (double) mb / mc, kb, bs_blocked_fpr(mb, 2000, kb));
+	}
 	CHECK(bs_blocked_fpr(512 * 100, 0, 5) == 0, "no keys: rate 0");
 	CHECK(bs_blocked_fpr(512 * 1000, 5000, 4) < bs_blocked_fpr(512 * 999, 5000, 4),
 		  "more blocks, lower rate");
@@ -188,7 +196,9 @@ test_formula(void)
 		uint32_t	k1;
 		bs_error	err;
 
-		CHECK(bs_blocked_optimal(1, 0.01, &m1, &k1, NULL) == BS_OK && m1 == 512,
+		bs_status	st1 = bs_blocked_optimal(1, 0.01, &m1, &k1, NULL);
+
+		CHECK(st1 == BS_OK && m1 == 512,
 			  "one key at 1%%: one block (%" PRIu64 " bits, %u hashes)", m1, k1);
 		CHECK(bs_blocked_optimal(0, 0.01, &m1, &k1, &err) == BS_ERR_PARAM &&
 			  bs_blocked_optimal(10, 1.0, &m1, &k1, &err) == BS_ERR_PARAM &&

@@ -48,6 +48,8 @@ set -uo pipefail
 
 : "${BS_DEBIAN_MIRROR:=http://deb.debian.org/debian}"
 : "${BS_ROOTS_DIR:=$BS_ROOT/test/.work/roots}"
+# as the kernel shows it (mount points, the root directories of processes): no symbolic links
+BS_ROOTS_DIR=$(realpath -m -- "$BS_ROOTS_DIR")
 : "${BS_ROOT_STAGES:=deps build install unit cluster regress docs client stop tap}"
 : "${BS_BUDGET:=900}"
 BS_KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
@@ -186,7 +188,7 @@ bs_root_on_exit() {
 	local rc=$?
 	set +e
 	if [ -n "$BS__ROOT_CHILD" ]; then
-		# unshare passes TERM on to its child; --kill-child ends the namespace when unshare ends
+		# when unshare ends, --kill-child ends the namespace: the kernel kills every process in it
 		kill -TERM "$BS__ROOT_CHILD" 2>/dev/null
 		wait "$BS__ROOT_CHILD" 2>/dev/null
 		BS__ROOT_CHILD=

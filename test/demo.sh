@@ -14,6 +14,7 @@ set -euo pipefail
 # shellcheck source=test/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
+# shellcheck disable=SC2119  # no packages beyond BS_PACKAGES
 bs_install_deps
 bs_build_install
 bs_cluster_start

@@ -53,7 +53,9 @@ bs_require_pg_version
 #   the sanitizer runtimes (libclang-rt-14-dev) of clang-14, llvm-14's symbolizer for readable
 #   sanitizer reports.  Debian 12's clang-14, whatever BS_PG_VERSION is.
 BS_PACKAGES="postgresql-$BS_PG_VERSION postgresql-server-dev-$BS_PG_VERSION libxxhash-dev build-essential"
+# shellcheck disable=SC2034  # used by test/check.sh and test/pg_root.sh
 BS_TEST_PACKAGES="libipc-run-perl python3 python3-psycopg2 python3-xxhash"
+# shellcheck disable=SC2034  # used by test/check.sh
 BS_FUZZ_PACKAGES="clang-14 libclang-rt-14-dev llvm-14"
 # Extra Debian packages go here (one variable, space-separated), e.g. "gnuplot-nox" for the plots.
 : "${BS_EXTRA_PACKAGES:=}"
@@ -391,6 +393,7 @@ bs__cluster_start() {
 		bs_show_server_log 40
 		return 1
 	fi
+	# shellcheck disable=SC2034  # read by test/check.sh
 	BS_SERVER_VERSION=$version
 	bs_log "server up: $version"
 	bs_log "connect with: PGHOST=$PGHOST PGPORT=$PGPORT PGUSER=$PGUSER psql"

@@ -108,7 +108,7 @@ bs_root_sweep() {
 	local dir=$1 pids m
 	pids=$(bs_root_pids "$dir")
 	if [ -n "$pids" ]; then
-		bs_log "stopping processes still running in $dir: $(echo $pids)"
+		bs_log "stopping processes still running in $dir: $(echo "$pids" | tr '\n' ' ')"
 		# shellcheck disable=SC2086
 		kill -TERM $pids 2>/dev/null
 		sleep 2
@@ -156,6 +156,7 @@ bs_root_remove() {
 bs_root_run() {
 	local dir=$1 rc=0
 	shift
+	# shellcheck disable=SC2016  # expanded by the inner shell
 	local run=(unshare --mount --propagation private --pid --fork --kill-child -- /bin/sh -c '
 		r=$1; shift
 		mount -t proc -o nosuid,nodev,noexec proc "$r/proc" &&
@@ -164,8 +165,8 @@ bs_root_run() {
 			echo "[bloomsketch] ERROR: cannot mount /proc, /dev/shm and /tmp in $r" >&2
 			exit 125
 		}
-		# (an asynchronous command would read /dev/null: give it our standard input)
-		exec 3<&0
+		# (an asynchronous command would read /dev/null: give it our standard input, if any)
+		{ command exec 3<&0; } 2>/dev/null || exec 3</dev/null
 		chroot "$r" "$@" <&3 3<&- &
 		exec 3<&-
 		wait $!
@@ -317,6 +318,7 @@ bs_root_prepare() {
 	}
 	echo "format=$BS_ROOT_FORMAT suite=$BS_SUITE" >"$dir/$BS_ROOT_STAMP"
 	bs_root_apt "$dir" clean
+	# shellcheck disable=SC2016  # dpkg-query's format
 	bs_log "PostgreSQL $version: packages in $(($(date +%s) - t0)) s: $(bs_root_run "$dir" \
 		dpkg-query -W -f '${Package} ${Version}\n' "postgresql-$version" gcc 2>/dev/null | tr '\n' ' ')"
 }

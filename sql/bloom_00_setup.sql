@@ -8,29 +8,49 @@ SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS bloomsketch;
 RESET client_min_messages;
 
--- The extension's members by kind.
-SELECT classid::regclass AS catalog, count(*) AS members
-FROM pg_depend
-WHERE refclassid = 'pg_extension'::regclass
-  AND refobjid = (SELECT oid FROM pg_extension WHERE extname = 'bloomsketch')
-  AND deptype = 'e'
-GROUP BY 1 ORDER BY classid::regclass::text COLLATE "C";
+-- The extension's members by kind.  PostgreSQL 17 and later make the array
+-- type of each member type (bloom[], ...) a member too; these lists leave
+-- them out, so that they are the same on every version.
+SELECT d.classid::regclass AS catalog, count(*) AS members
+FROM pg_depend d
+WHERE d.refclassid = 'pg_extension'::regclass
+  AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'bloomsketch')
+  AND d.deptype = 'e'
+  AND NOT (d.classid = 'pg_type'::regclass
+           AND EXISTS (SELECT 1 FROM pg_type e WHERE e.typarray = d.objid))
+GROUP BY 1 ORDER BY d.classid::regclass::text COLLATE "C";
 
--- Every member, as \dx+ lists it.
-SELECT pg_describe_object(classid, objid, objsubid) AS member
-FROM pg_depend
-WHERE refclassid = 'pg_extension'::regclass
-  AND refobjid = (SELECT oid FROM pg_extension WHERE extname = 'bloomsketch')
-  AND deptype = 'e'
-ORDER BY pg_describe_object(classid, objid, objsubid) COLLATE "C";
+-- Every member, as \dx+ lists it (less those array types).
+SELECT pg_describe_object(d.classid, d.objid, d.objsubid) AS member
+FROM pg_depend d
+WHERE d.refclassid = 'pg_extension'::regclass
+  AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'bloomsketch')
+  AND d.deptype = 'e'
+  AND NOT (d.classid = 'pg_type'::regclass
+           AND EXISTS (SELECT 1 FROM pg_type e WHERE e.typarray = d.objid))
+ORDER BY pg_describe_object(d.classid, d.objid, d.objsubid) COLLATE "C";
 
--- Members without a comment: must be none.
+-- Every member type has its array type, named as usual.
+SELECT t.typname, t.typarray::regtype AS array_type
+FROM pg_depend d JOIN pg_type t ON t.oid = d.objid
+WHERE d.classid = 'pg_type'::regclass
+  AND d.refclassid = 'pg_extension'::regclass
+  AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'bloomsketch')
+  AND d.deptype = 'e'
+  AND NOT (d.classid = 'pg_type'::regclass
+           AND EXISTS (SELECT 1 FROM pg_type e WHERE e.typarray = d.objid))
+ORDER BY t.typname COLLATE "C";
+
+-- Members without a comment: must be none (the array types of member types
+-- have none: they are made with their type).
 CREATE TEMP VIEW bloom_undocumented AS
 SELECT pg_describe_object(d.classid, d.objid, d.objsubid) AS undocumented
 FROM pg_depend d
 WHERE d.refclassid = 'pg_extension'::regclass
   AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'bloomsketch')
   AND d.deptype = 'e'
+  AND NOT (d.classid = 'pg_type'::regclass
+           AND EXISTS (SELECT 1 FROM pg_type e WHERE e.typarray = d.objid))
   AND NOT EXISTS (SELECT 1 FROM pg_description c
                   WHERE c.classoid = d.classid AND c.objoid = d.objid
                     AND c.objsubid = 0 AND c.description <> '');

@@ -45,11 +45,15 @@ SELECT DISTINCT t.typowner::regrole = (SELECT oid FROM pg_roles WHERE oid = 10):
 FROM pg_type t WHERE t.typname IN ('bloom', 'cms', 'topk', 'cbloom', 'bloom_agg_state');
 RESET ROLE;
 
--- Every dependency of a member points into pg_catalog or at a member.
+-- Every dependency of a member points into pg_catalog or at a member.  (The
+-- array types of member types, members since PostgreSQL 17, are left out:
+-- they are made with their type and depend on it alone.)
 CREATE TEMP VIEW members AS
-SELECT classid, objid FROM pg_depend
-WHERE refclassid = 'pg_extension'::regclass AND deptype = 'e'
-  AND refobjid = (SELECT oid FROM pg_extension WHERE extname = 'bloomsketch');
+SELECT d.classid, d.objid FROM pg_depend d
+WHERE d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e'
+  AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'bloomsketch')
+  AND NOT (d.classid = 'pg_type'::regclass
+           AND EXISTS (SELECT 1 FROM pg_type e WHERE e.typarray = d.objid));
 CREATE TEMP VIEW foreign_dependencies AS
 SELECT pg_describe_object(d.classid, d.objid, d.objsubid) AS member,
        pg_describe_object(d.refclassid, d.refobjid, d.refobjsubid) AS depends_on

@@ -15,6 +15,18 @@
 #include "varatt.h"
 #endif
 
+/*
+ * Before the declaration of a function that does not return.  PostgreSQL 18
+ * has pg_noreturn (C11 _Noreturn) there, and no pg_attribute_noreturn() any
+ * more; up to 17 pg_attribute_noreturn() is __attribute__((noreturn)) with
+ * GCC and clang, which may stand there too.
+ */
+#if PG_VERSION_NUM >= 180000
+#define BS_NORETURN pg_noreturn
+#else
+#define BS_NORETURN pg_attribute_noreturn()
+#endif
+
 #include "core/builder.h"
 #include "core/format.h"
 #include "core/hash.h"
@@ -283,7 +295,7 @@ extern Datum bs_sketch_arg_hash(FunctionCallInfo fcinfo, bs_kind kind);
  * ERROR unless called as an aggregate support function.  Inline: transition
  * functions check it on every row (the test of AggCheckCallContext).
  */
-extern void bs_not_agg_context_error(const char *name) pg_attribute_noreturn();
+extern BS_NORETURN void bs_not_agg_context_error(const char *name);
 
 static inline void
 bs_require_agg_context(FunctionCallInfo fcinfo, const char *name)

@@ -357,9 +357,8 @@ hash_text(const bs_key_info *ki, Datum value, uint64_t seed)
  * would otherwise print as another date; a timestamp past the end of the
  * type would print as a year the type cannot hold.
  */
-static void
-key_out_of_range(const char *type, const char *unit, int64 v)
-			pg_attribute_noreturn();
+static BS_NORETURN void
+key_out_of_range(const char *type, const char *unit, int64 v);
 
 static void
 key_out_of_range(const char *type, const char *unit, int64 v)

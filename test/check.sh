@@ -20,7 +20,19 @@
 #     "tap        suite  install            stage_tap"
 # with stage_tap running `prove` (as the unprivileged server user, since it runs initdb itself).
 #
-# Settings: BS_BUDGET (seconds for the whole run, 900), plus those of test/lib.sh.
+# Other PostgreSQL versions: the stages root17 and root18 make (or update) a Debian root with
+# PostgreSQL 17 (Debian 13, trixie) and 18 (Debian unstable) under test/.work/roots/ with
+# debootstrap, and pg17 and pg18 run this script's server stages (BS_ROOT_STAGES of
+# test/pg_root.sh: build, install, unit, regress, docs, client, tap) there, with BS_PG_VERSION
+# set; each counts the totals of its run and keeps its logs in test/.work/pgN/.  Everything
+# started in a root runs in mount and PID namespaces of its own, which the kernel tears down
+# (servers and mounts) when the stage ends or is stopped in any way.
+#
+# Settings: BS_BUDGET (seconds for the whole run, 1680: under 30 minutes with the roots made
+# from scratch on 2 cores), BS_CHECK_STAGES (the stages to run, space-separated, in table order;
+# default all: `BS_CHECK_STAGES="deps build install cluster regress stop"` for a quick run),
+# BS_PG_STAGE_MAX (at most this many seconds for each of pg17 and pg18, 900), plus those of
+# test/lib.sh (BS_PG_VERSION: the version of the stages run here, 15) and of test/pg_root.sh.
 
 set -uo pipefail # no -e: a failing stage is recorded, the others still run when they can
 
@@ -43,9 +55,17 @@ BS_STAGES=(
 	"client     suite  cluster            stage_client"
 	"stop       setup  cluster            stage_cluster_stop"
 	"tap        suite  install            stage_tap"
+	"root17     setup  deps               stage_root_17"
+	"pg17       suite  root17             stage_pg_17"
+	"root18     setup  deps               stage_root_18"
+	"pg18       suite  root18             stage_pg_18"
 )
 
-: "${BS_BUDGET:=900}" # the whole run must stay under 15 minutes
+: "${BS_BUDGET:=1680}" # the whole run must stay under 30 minutes
+: "${BS_CHECK_STAGES:=}"
+: "${BS_PG_STAGE_MAX:=900}"
+bs_require_int BS_BUDGET "$BS_BUDGET" 60
+bs_require_int BS_PG_STAGE_MAX "$BS_PG_STAGE_MAX" 60
 BS_T0=$(date +%s)
 
 # Seconds left for a stage: the budget minus what was used, minus a reserve for stopping the
@@ -60,8 +80,29 @@ bs_time_left() {
 # Stages.  Each returns 0 on success.  A suite may set BS_STAGE_PASSED / BS_STAGE_FAILED itself;
 # otherwise the runner parses BS_STAGE_LOG.
 
+# Is stage NAME among those this run runs?
+bs_stage_selected() {
+	local row
+	for row in "${BS_STAGES[@]}"; do
+		[ "${row%% *}" = "$1" ] && return 0
+	done
+	return 1
+}
+
+# The packages of the stages this run runs: build and server, the test packages, clang for the
+# sanitizers and the fuzzers, debootstrap for the roots.
 stage_deps() {
-	bs_install_deps
+	local pkgs=()
+	# shellcheck disable=SC2206  # word splitting of the package lists is intended
+	pkgs+=($BS_TEST_PACKAGES)
+	if bs_stage_selected unitsan || bs_stage_selected fuzz; then
+		# shellcheck disable=SC2206
+		pkgs+=($BS_FUZZ_PACKAGES)
+	fi
+	if bs_stage_selected root17 || bs_stage_selected root18; then
+		pkgs+=(debootstrap debian-archive-keyring)
+	fi
+	bs_install_deps "${pkgs[@]}"
 }
 
 # The install and upgrade scripts are generated from sql/src and committed: regenerating them
@@ -115,7 +156,8 @@ stage_fuzz() {
 }
 
 stage_cluster_start() {
-	bs_cluster_start
+	bs_cluster_start || return 1
+	echo "server up: $BS_SERVER_VERSION" >>"$BS_STAGE_LOG"
 }
 
 stage_regress() {
@@ -167,6 +209,47 @@ stage_tap() {
 	BS_TAP_LOGDIR="$BS_ROOT/test/.work/tap" BS_TAP_TIMEOUT="$(bs_time_left)" BS_TAP_VERBOSE=0 \
 		BS_PGBIN="$BS_PGBIN" bs_run "$BS_STAGE_LOG" "$(bs_time_left)" bash "$BS_ROOT/test/tap/run.sh"
 }
+
+# test/pg_root.sh as root (with sudo when we are not root), with the settings it reads.
+bs_pg_root() {
+	local cmd=(env CI="${CI:-}" BS_BUDGET="$BS_ROOT_RUN_BUDGET"
+		BS_DEBIAN_MIRROR="${BS_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
+		BS_ROOTS_DIR="${BS_ROOTS_DIR:-$BS_ROOT/test/.work/roots}")
+	if [ -n "${BS_ROOT_STAGES:-}" ]; then cmd+=(BS_ROOT_STAGES="$BS_ROOT_STAGES"); fi
+	cmd+=(bash "$BS_ROOT/test/pg_root.sh" "$@")
+	if ! bs_is_root; then cmd=(sudo "${cmd[@]}"); fi
+	bs_run "$BS_STAGE_LOG" "$BS_ROOT_RUN_SECS" "${cmd[@]}"
+}
+
+# The seconds a root stage may take (the budget left, at most BS_PG_STAGE_MAX, so that a hang in
+# one version leaves time for the other), and those of the test/check.sh run in the root (30 less,
+# so that its own time limits strike first and it prints its table).
+bs_root_times() {
+	BS_ROOT_RUN_SECS=$(bs_time_left)
+	if [ "$BS_ROOT_RUN_SECS" -gt "$BS_PG_STAGE_MAX" ]; then BS_ROOT_RUN_SECS=$BS_PG_STAGE_MAX; fi
+	BS_ROOT_RUN_BUDGET=$((BS_ROOT_RUN_SECS - 30))
+	if [ "$BS_ROOT_RUN_BUDGET" -lt 60 ]; then BS_ROOT_RUN_BUDGET=60; fi
+}
+
+# A Debian root with PostgreSQL N: debootstrap'ed anew, or the kept one updated (test/pg_root.sh).
+stage_root() {
+	bs_root_times
+	bs_pg_root prepare "$1"
+}
+
+# This script's server stages in the root of PostgreSQL N; the totals of that run are counted.
+stage_pg() {
+	local rc=0
+	bs_root_times
+	bs_pg_root check "$1" || rc=$?
+	bs_stage_counts "pg$1"
+	return "$rc"
+}
+
+stage_root_17() { stage_root 17; }
+stage_pg_17() { stage_pg 17; }
+stage_root_18() { stage_root 18; }
+stage_pg_18() { stage_pg 18; }
 
 stage_cluster_stop() {
 	if [ "$BS_FAILED" -gt 0 ]; then
@@ -294,10 +377,38 @@ bs_run_stage() {
 	echo "=== $name: $status (${ms} ms)"
 }
 
+# BS_CHECK_STAGES: keep only the rows of the stages named there.
+bs_select_stages() {
+	local row name kept=() known=" "
+	[ -n "$BS_CHECK_STAGES" ] || return 0
+	for row in "${BS_STAGES[@]}"; do known+="${row%% *} "; done
+	for name in $BS_CHECK_STAGES; do
+		case $known in *" $name "*) ;; *) bs_die "BS_CHECK_STAGES: no stage '$name' (stages:$known)" ;; esac
+	done
+	for row in "${BS_STAGES[@]}"; do
+		case " $BS_CHECK_STAGES " in *" ${row%% *} "*) kept+=("$row") ;; esac
+	done
+	BS_STAGES=("${kept[@]}")
+}
+
+# The servers this run tested, from the `server up:` line of the cluster stage (here) or of the
+# run in a root (stages pg17, pg18), for the stages that ran.
+bs_versions_report() {
+	local name v
+	for name in cluster pg17 pg18; do
+		case ${BS_STATUS[$name]:-skipped} in skipped) continue ;; esac
+		v=$(grep -o 'server up: PostgreSQL [^ ]* [^,]*' "$BS_WORK/$name.log" 2>/dev/null | head -n 1)
+		[ -n "$v" ] || continue
+		printf '  %-8s %s\n' "$([ "$name" = cluster ] && echo here || echo "$name")" "${v#server up: }"
+	done
+}
+
 main() {
 	local row
+	bs_select_stages
 	bs_install_trap # Ctrl-C or an error stops whatever runs, and the server if it is up
-	echo "bloomsketch check: $(date -u '+%Y-%m-%d %H:%M:%S UTC') as $(id -un), repo $BS_ROOT"
+	echo "bloomsketch check: $(date -u '+%Y-%m-%d %H:%M:%S UTC') as $(id -un), repo $BS_ROOT," \
+		"PostgreSQL $BS_PG_VERSION, budget ${BS_BUDGET}s"
 	echo "stage logs in $BS_WORK"
 	for row in "${BS_STAGES[@]}"; do
 		# shellcheck disable=SC2086  # split the row into its columns
@@ -306,12 +417,18 @@ main() {
 	# in case a stage was skipped while the server was up
 	if [ -n "$BS_CLUSTER_DIR" ]; then bs_cluster_stop; fi
 
-	echo
-	echo "=== summary ($(($(date +%s) - BS_T0)) s in all, stage logs in $BS_WORK)"
-	printf '%-10s %-24s %6s %6s %8s\n' stage result passed failed time
-	printf '%s\n' "${BS_REPORT[@]}"
-	echo
-	echo "$BS_PASSED passed, $BS_FAILED failed"
+	{
+		echo
+		echo "=== summary ($(($(date +%s) - BS_T0)) s in all, stage logs in $BS_WORK)"
+		printf '%-10s %-24s %6s %6s %8s\n' stage result passed failed time
+		printf '%s\n' "${BS_REPORT[@]}"
+		if [ -n "$(bs_versions_report)" ]; then
+			echo "servers tested:"
+			bs_versions_report
+		fi
+		echo
+		echo "$BS_PASSED passed, $BS_FAILED failed"
+	} | tee "$BS_WORK/summary.txt"
 	[ "$BS_FAILED" -eq 0 ]
 }
 

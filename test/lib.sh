@@ -2,11 +2,12 @@
 #
 # test/lib.sh: shared helpers of test/demo.sh and test/check.sh (source it, do not run it).
 #
-#   bs_install_deps     apt-get install the Debian packages that are missing (sudo when not root)
+#   bs_install_deps [PKG...]  apt-get install the Debian packages that are missing (sudo when not
+#                       root): BS_PACKAGES (build and server), the PKGs, BS_EXTRA_PACKAGES
 #   bs_build            make WERROR=1, as the invoking user
 #   bs_install          make install, as root (sudo when not root)
 #   bs_build_install    both
-#   bs_cluster_start    initdb + start a throwaway PostgreSQL 15 server in a fresh temp dir, on a
+#   bs_cluster_start    initdb + start a throwaway PostgreSQL server (BS_PG_VERSION) in a fresh temp dir, on a
 #                       free port, unix socket only, trust auth, run by an unprivileged OS user;
 #                       exports PGHOST PGPORT PGUSER PGDATABASE (and puts its bin dir first in PATH)
 #   bs_cluster_stop     stop it and remove the temp dir ([--keep-log] copies the server log first)
@@ -20,6 +21,10 @@
 # `if`/`||` contexts (test/check.sh runs its stages that way).
 #
 # Settings (environment):
+#   BS_PG_VERSION       the PostgreSQL major version to build for and test with (15, Debian 12's;
+#                       any other that Debian packages as postgresql-N works the same way: test/check.sh
+#                       runs these scripts with 17 and 18 in Debian roots, test/pg_root.sh)
+#   BS_PGBIN, BS_PG_CONFIG  its bin directory and pg_config (/usr/lib/postgresql/N/bin)
 #   BS_EXTRA_PACKAGES   more Debian packages, space-separated (for example clang for the fuzzers)
 #   BS_PORT_START       first port probed by bs_cluster_start (54329)
 #   BS_TMPBASE          where the cluster's temp dir goes (/tmp; keep it short: the socket path
@@ -29,14 +34,32 @@
 #   BS_AT_EXIT          a command the exit trap evals after stopping the server (a script's own
 #                       cleanup, e.g. test/bench/run.sh giving back the huge pages it reserved)
 
-# Debian packages the build and the tests need (clang-14 and libclang-rt-14-dev: libFuzzer and the
-# sanitizers of test/fuzz/; llvm-14: symbolized sanitizer reports).
-BS_PACKAGES="postgresql-15 postgresql-server-dev-15 libxxhash-dev build-essential libipc-run-perl clang-14 libclang-rt-14-dev llvm-14 python3 python3-psycopg2 python3-xxhash"
-# Extra Debian packages go here (one variable, space-separated), e.g. "clang" for the fuzzers.
+BS_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+: "${BS_PG_VERSION:=15}"
+bs_require_pg_version() {
+	case $BS_PG_VERSION in
+	'' | *[!0-9]*) printf '%s\n' "[bloomsketch] ERROR: BS_PG_VERSION must be a major version such as 15, got '$BS_PG_VERSION'" >&2; exit 1 ;;
+	esac
+}
+bs_require_pg_version
+
+# Debian packages, in three lists (space-separated):
+# - BS_PACKAGES: what building the extension and running a server with it need (test/demo.sh
+#   installs only these).  postgresql-server-dev-N itself depends on clang and llvm-dev (PGXS
+#   compiles the LLVM bitcode for the JIT with them), so those come with it in any case.
+# - BS_TEST_PACKAGES: what test/check.sh's server stages need besides: IPC::Run for the TAP tests,
+#   psycopg2 and xxhash for the Python reference client (test/client/).
+# - BS_FUZZ_PACKAGES: what only the unitsan and fuzz stages of test/check.sh need: libFuzzer and
+#   the sanitizer runtimes (libclang-rt-14-dev) of clang-14, llvm-14's symbolizer for readable
+#   sanitizer reports.  Debian 12's clang-14, whatever BS_PG_VERSION is.
+BS_PACKAGES="postgresql-$BS_PG_VERSION postgresql-server-dev-$BS_PG_VERSION libxxhash-dev build-essential"
+# shellcheck disable=SC2034  # used by test/check.sh and test/pg_root.sh
+BS_TEST_PACKAGES="libipc-run-perl python3 python3-psycopg2 python3-xxhash"
+# shellcheck disable=SC2034  # used by test/check.sh
+BS_FUZZ_PACKAGES="clang-14 libclang-rt-14-dev llvm-14"
+# Extra Debian packages go here (one variable, space-separated), e.g. "gnuplot-nox" for the plots.
 : "${BS_EXTRA_PACKAGES:=}"
 
-BS_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-BS_PG_VERSION=15
 : "${BS_PGBIN:=/usr/lib/postgresql/$BS_PG_VERSION/bin}"
 : "${BS_PG_CONFIG:=$BS_PGBIN/pg_config}"
 : "${BS_PORT_START:=54329}"
@@ -76,10 +99,11 @@ bs__pkg_installed() {
 	dpkg -s "$1" 2>/dev/null | grep -q '^Status: install ok installed$'
 }
 
+# bs_install_deps [PKG...]: BS_PACKAGES, the PKGs and BS_EXTRA_PACKAGES, those that are missing.
 bs_install_deps() {
 	local pkg missing=()
 	# shellcheck disable=SC2086  # word splitting of the package lists is intended
-	for pkg in $BS_PACKAGES $BS_EXTRA_PACKAGES; do
+	for pkg in $BS_PACKAGES "$@" $BS_EXTRA_PACKAGES; do
 		bs__pkg_installed "$pkg" || missing+=("$pkg")
 	done
 	if [ "${#missing[@]}" -eq 0 ]; then
@@ -152,10 +176,11 @@ BS_CLUSTER_DIR=
 BS_PGDATA=
 BS_PGLOG=
 BS_SERVER_USER=
+BS_SERVER_VERSION=
 BS__TRAP_SET=
 
 # The OS user that runs the server: ourselves when not root; as root the postgres user that
-# postgresql-15 creates (or a dedicated system user if it does not exist).
+# postgresql-N creates (or a dedicated system user if it does not exist).
 bs__pick_server_user() {
 	if ! bs_is_root; then
 		BS_SERVER_USER=$(id -un)
@@ -368,6 +393,8 @@ bs__cluster_start() {
 		bs_show_server_log 40
 		return 1
 	fi
+	# shellcheck disable=SC2034  # read by test/check.sh
+	BS_SERVER_VERSION=$version
 	bs_log "server up: $version"
 	bs_log "connect with: PGHOST=$PGHOST PGPORT=$PGPORT PGUSER=$PGUSER psql"
 }

@@ -807,7 +807,7 @@ MICRO_ROWS=()
 bench_log "results will go to $BENCH_RESULTS (work files in $BENCH_WORK)"
 bench_log "$BENCH_SETTINGS"
 
-BS_EXTRA_PACKAGES="${BS_EXTRA_PACKAGES:+$BS_EXTRA_PACKAGES }postgresql-15-hll libbloom-dev"
+BS_EXTRA_PACKAGES="${BS_EXTRA_PACKAGES:+$BS_EXTRA_PACKAGES }postgresql-$BS_PG_VERSION-hll libbloom-dev"
 bs_install_deps || bs_die "cannot install the Debian packages"
 
 if [ "$WANT_TABLE" -eq 1 ] || [ "$WANT_UPDATE" -eq 1 ]; then

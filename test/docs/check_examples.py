@@ -18,6 +18,11 @@ The server is the one of the standard libpq environment (PGHOST, PGPORT, PGUSER)
 the database bsdoc_<page> (created from template0 with the C locale, dropped afterwards), with
 TimeZone UTC and DateStyle ISO.
 
+A block whose output differs between PostgreSQL versions (a plan that the server prints in
+another way) is given once per version range, fenced with ```psql pgA-B (versions A to B) or
+```psql pgA+ (A and later); only the blocks for the server's version run, the others are
+skipped and not counted.
+
 --update rewrites the blocks with the output psql printed (review the diff before committing).
 The last line printed is `docs: N passed, M failed` (one test per block); the exit status is 1
 when a block differs.
@@ -29,7 +34,8 @@ import re
 import subprocess
 import sys
 
-FENCE = "```psql"
+# ```psql, or ```psql pgA-B / ```psql pgA+ for a block of some server versions only
+FENCE = re.compile(r"^```psql(?:\s+pg([0-9]+)(?:(\+)|-([0-9]+)))?\s*$")
 
 # The first line of an input statement or meta-command.  Anything else outside a statement is
 # output.  A wrong guess cannot pass: the rerun's echo would differ from the page.
@@ -157,7 +163,22 @@ def check_coverage(db, blocks):
     return len(rows), missing
 
 
-def check_page(path, update):
+def server_major():
+    """The server's major version (15, 17, ...)."""
+    return int(psql(["-d", "postgres", "-At", "-c", "SHOW server_version_num"]).strip()) // 10000
+
+
+def for_version(fence, major):
+    """Whether the block of this fence runs on a server of this major version."""
+    low, plus, high = fence.groups()
+    if low is None:
+        return True
+    if plus:
+        return major >= int(low)
+    return int(low) <= major <= int(high)
+
+
+def check_page(path, update, major):
     text = open(path, encoding="utf-8").read().split("\n")
     page = os.path.splitext(os.path.basename(path))[0]
     db = "bsdoc_" + re.sub(r"[^a-z0-9_]", "_", page.lower())
@@ -165,7 +186,7 @@ def check_page(path, update):
     psql(["-d", "postgres", "-c",
           "CREATE DATABASE %s TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'" % db])
     psql(["-d", db, "-c", "CREATE EXTENSION bloomsketch"])
-    passed = failed = 0
+    passed = failed = skipped = 0
     out = []
     blocks = []
     i = 0
@@ -173,7 +194,8 @@ def check_page(path, update):
         line = text[i]
         out.append(line)
         i += 1
-        if line.strip() != FENCE:
+        fence = FENCE.match(line.strip())
+        if not fence:
             continue
         start = i
         while i < len(text) and text[i].strip() != "```":
@@ -184,6 +206,10 @@ def check_page(path, update):
         while expected and expected[-1] == "":
             expected.pop()
         blocks.append("\n".join(expected))
+        if not for_version(fence, major):
+            skipped += 1
+            out.extend(expected)
+            continue
         inputs = split_input(expected)
         if not inputs:
             sys.exit("check_examples: %s:%d: a ```psql block without input" % (path, start))
@@ -214,7 +240,9 @@ def check_page(path, update):
         with open(path, "w", encoding="utf-8") as f:
             f.write("\n".join(out))
         print("%s: %d blocks rewritten" % (path, failed))
-    print("%s: %d blocks, %d differ" % (path, passed + failed, failed))
+    print("%s: %d blocks, %d differ%s" % (path, passed + failed, failed,
+                                         ", %d for other server versions skipped" % skipped
+                                         if skipped else ""))
     return passed, failed
 
 
@@ -226,8 +254,9 @@ def main(argv):
     if not argv:
         sys.exit(__doc__)
     passed = failed = 0
+    major = server_major()
     for path in argv:
-        p, f = check_page(path, update)
+        p, f = check_page(path, update, major)
         passed += p
         failed += f
     if update:

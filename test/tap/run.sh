@@ -6,7 +6,7 @@
 #   bash test/tap/run.sh 001 test/tap/004_cancel.pl   some of them (a path, a file name, or
 #                                             its number prefix)
 #
-# The extension must be installed in the PostgreSQL 15 found at BS_PGBIN.  Each test starts
+# The extension must be installed in the PostgreSQL found at BS_PGBIN (15, 17 and 18 are tested).  Each test starts
 # its own throwaway clusters (initdb), so the tests run as an unprivileged OS user: as root,
 # this script runs prove as the `postgres` user (BS_TAP_USER) with the environment it needs;
 # as any other user, as that user.  Nothing is written into the repository: the tests are
@@ -24,7 +24,7 @@
 #   BS_TAP_VERBOSE   1 (prove -v, the default) or 0
 #   BS_TAP_USER      the OS user that runs the tests when this script runs as root (postgres)
 #   BS_TAP_TMPBASE   parent of the temporary directory (/tmp; keep it short: socket paths)
-#   BS_PGBIN         PostgreSQL 15 bin directory (/usr/lib/postgresql/15/bin)
+#   BS_PGBIN         the PostgreSQL bin directory (/usr/lib/postgresql/15/bin)
 
 set -uo pipefail
 
@@ -49,7 +49,7 @@ PERL_TAP_LIB=$PGXS_DIR/src/test/perl
 PG_REGRESS_BIN=$PGXS_DIR/src/test/regress/pg_regress
 for f in "$PERL_TAP_LIB/PostgreSQL/Test/Cluster.pm" "$PG_REGRESS_BIN"; do
 	if [ ! -e "$f" ]; then
-		log "ERROR: $f not found (is postgresql-server-dev-15 installed?)"
+		log "ERROR: $f not found (is postgresql-server-dev-$("$PG_CONFIG" --version | sed 's/^PostgreSQL \([0-9]*\).*/\1/') installed?)"
 		exit 2
 	fi
 done
@@ -179,6 +179,10 @@ env_cmd=(env -i
 	"PERL5LIB=$PERL_TAP_LIB:$WORK/t"
 	"PG_REGRESS=$PG_REGRESS_BIN"
 	"TESTDIR=$WORK"
+	# where PostgreSQL::Test puts its data and logs: tmp_check/ and tmp_check/log/ by itself
+	# up to 16, given by the makefiles since 17 (else log/ in the current directory)
+	"TESTDATADIR=$WORK/tmp_check"
+	"TESTLOGDIR=$WORK/tmp_check/log"
 	"PG_TEST_TIMEOUT_DEFAULT=${PG_TEST_TIMEOUT_DEFAULT:-180}"
 	"LANG=C" "LC_ALL=C"
 	"TMPDIR=$WORK")

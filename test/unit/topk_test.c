@@ -770,9 +770,10 @@ test_merge(void)
 
 		for (interleaved = 0; interleaved < 2; interleaved++)
 		{
-			tk			part[4],
-						saved[4],
-						m[3];
+			/* zeroed: GCC 14 cannot see that p >= 2 parts are always made (maybe-uninitialized) */
+			tk			part[4] = {{NULL, 0}},
+						saved[4] = {{NULL, 0}},
+						m[3] = {{NULL, 0}};
 			uint32_t   *buf = unit_calloc(STREAM, sizeof(uint32_t));
 			int			bad_top = 0,
 						bad_counters = 0,

@@ -1,7 +1,9 @@
 /*
  * bloom.c: the SQL type bloom (a Bloom filter) and its functions.
  * The filter itself is src/core/bloom.c; this file turns SQL arguments into
- * core calls and core errors into ereport.
+ * core calls and core errors into ereport.  A growable filter
+ * (src/core/growable.c) is a bloom value too: each function that reads the
+ * bits asks bs_bloom_is_growable first and takes the growable branch.
  */
 #include "glue.h"
 
@@ -12,11 +14,14 @@
 #include "utils/builtins.h"
 
 #include "core/bloom.h"
+#include "core/growable.h"
 
 #define KIND BS_KIND_BLOOM
 
 PG_FUNCTION_INFO_V1(bloom_empty);
 PG_FUNCTION_INFO_V1(bloom_empty_bits);
+PG_FUNCTION_INFO_V1(bloom_empty_growable);
+PG_FUNCTION_INFO_V1(bloom_stages);
 PG_FUNCTION_INFO_V1(bloom_add);
 PG_FUNCTION_INFO_V1(bloom_contains);
 PG_FUNCTION_INFO_V1(bloom_contained);
@@ -92,6 +97,23 @@ bloom_empty(PG_FUNCTION_ARGS)
 	PG_RETURN_BYTEA_P(new_bloom(m, k, layout, BS_FAMILY_NONE));
 }
 
+/* bloom_empty(capacity, fpr, growth, layout): a growable filter */
+Datum
+bloom_empty_growable(PG_FUNCTION_ARGS)
+{
+	int64		n0 = arg_positive_int64(fcinfo, 0, "capacity");
+	int32		growth = PG_GETARG_INT32(2);
+	uint32_t	layout = bs_layout_arg(fcinfo, 3);
+	uint8_t    *buf;
+	uint64_t	len;
+
+	BS_TRY(bs_growable_check_growth(growth, BS_ERR), 0);
+	BS_TRY(bs_growable_new((uint64_t) n0, PG_GETARG_FLOAT8(1), (uint32_t) growth, layout,
+						   BS_FAMILY_NONE, BS_DEFAULT_SEED, &bs_palloc_allocator,
+						   &buf, &len, BS_ERR), 0);
+	PG_RETURN_BYTEA_P(BS_VARLENA_OF(buf));
+}
+
 /* bloom_empty_bits(bits, hashes [, layout]) */
 Datum
 bloom_empty_bits(PG_FUNCTION_ARGS)
@@ -108,6 +130,23 @@ bloom_empty_bits(PG_FUNCTION_ARGS)
 	PG_RETURN_BYTEA_P(new_bloom((uint64_t) m, (uint32_t) k, layout, BS_FAMILY_NONE));
 }
 
+/* Add argument 1 to v, our copy of a growable filter; a new value if it grew. */
+static bytea *
+growable_add(FunctionCallInfo fcinfo, bytea *v, const bs_key_info *ki)
+{
+	bs_growable g;
+	bool		grown;
+
+	bs_growable_view(BS_DATA(v), &g);
+	bs_check_family(g.family, ki, "bloom filter");
+	BS_TRY(bs_growable_add(&g, bs_key_hash(ki, PG_GETARG_DATUM(1), g.seed),
+						   &bs_palloc_allocator, &grown, BS_ERR), 0);
+	g.buf[BS_OFF_FAMILY] = ki->family;
+	if (grown)
+		pfree(v);
+	return BS_VARLENA_OF(g.buf);
+}
+
 /* bloom_add(bloom, anyelement): a new filter with the value added. */
 Datum
 bloom_add(PG_FUNCTION_ARGS)
@@ -122,6 +161,8 @@ bloom_add(PG_FUNCTION_ARGS)
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 	ki = bs_key_arg(fcinfo, 1);
 	v = bs_sketch_arg_copy(fcinfo, 0, KIND);
+	if (bs_bloom_is_growable(BS_DATA(v)))
+		PG_RETURN_BYTEA_P(growable_add(fcinfo, v, ki));
 	bs_bloom_view(BS_DATA(v), &b);
 	bs_check_family(b.family, ki, "bloom filter");
 	bs_bloom_add(&b, bs_key_hash(ki, PG_GETARG_DATUM(1), b.seed));
@@ -139,6 +180,16 @@ contains(FunctionCallInfo fcinfo, int sketch_arg, int key_arg)
 	bool		found;
 
 	bs_sketch_arg_lookup(fcinfo, sketch_arg, KIND, &ref);
+	if (bs_bloom_is_growable(ref.data))
+	{
+		bs_growable g;
+
+		bs_growable_view(ref.data, &g);
+		bs_check_family(g.family, ki, "bloom filter");
+		found = bs_growable_contains(&g, bs_key_hash(ki, PG_GETARG_DATUM(key_arg), g.seed));
+		bs_sketch_release(&ref);
+		return found;
+	}
 	bs_bloom_view(ref.data, &b);
 	bs_check_family(b.family, ki, "bloom filter");
 	h = bs_key_hash(ki, PG_GETARG_DATUM(key_arg), b.seed);
@@ -158,6 +209,66 @@ Datum
 bloom_contained(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_BOOL(contains(fcinfo, 1, 0));
+}
+
+/*
+ * Union of growable filters (core/growable.h), dst our writable copy: in
+ * place when dst has at least as many stages as src, else into a new copy of
+ * src.  Returns the result's bytes.
+ */
+static uint8_t *
+growable_union(uint8_t *dst_data, const uint8_t *src_data)
+{
+	bs_growable *dst = palloc(sizeof(bs_growable)),
+			   *src = palloc(sizeof(bs_growable));
+	uint8_t    *out;
+
+	bs_growable_view(dst_data, dst);
+	bs_growable_view((uint8_t *) src_data, src);
+	BS_TRY(bs_growable_check_mergeable(dst, src, BS_ERR), 0);
+	if (dst->nstages < src->nstages)
+	{
+		bytea	   *copy = bs_new_sketch((size_t) src->len);
+
+		memcpy(BS_DATA(copy), src_data, src->len);
+		bs_growable_view(BS_DATA(copy), src);
+		bs_growable_or(src, dst);
+		out = src->buf;
+	}
+	else
+	{
+		bs_growable_or(dst, src);
+		out = dst->buf;
+	}
+	pfree(dst);
+	pfree(src);
+	return out;
+}
+
+/*
+ * A merge where either side is growable: a union of two growable filters,
+ * else an error.  NULL when neither is growable.
+ */
+static uint8_t *
+merge_growable(uint8_t *dst_data, const uint8_t *src_data, bool is_union)
+{
+	bool		a = bs_bloom_is_growable(dst_data),
+				b = bs_bloom_is_growable(src_data);
+
+	if (!a && !b)
+		return NULL;
+	if (!is_union)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("the intersection of growable bloom filters is not defined"),
+				 errdetail("A key's bits lie in one stage of each filter, and the two filters need not hold it in the same stage, so an intersection stage by stage would lose keys."),
+				 errhint("Test membership in both instead: f1 @> x AND f2 @> x.")));
+	if (!a || !b)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("cannot merge a growable bloom filter with a fixed one"),
+				 errhint("Growable filters merge only with filters made by the same bloom_empty(capacity, fpr, growth, layout) call.")));
+	return growable_union(dst_data, src_data);
 }
 
 /* dst |= src or dst &= src, after the shape and family checks. */
@@ -180,9 +291,15 @@ merge_new(FunctionCallInfo fcinfo, bool is_union)
 	bytea	   *v = bs_sketch_arg_copy(fcinfo, 0, KIND);
 	bs_sketch_ref ref;
 	bs_bloom	dst;
+	uint8_t    *g;
 
-	bs_bloom_view(BS_DATA(v), &dst);
 	bs_sketch_arg(fcinfo, 1, KIND, &ref);
+	if ((g = merge_growable(BS_DATA(v), ref.data, is_union)) != NULL)
+	{
+		bs_sketch_release(&ref);
+		PG_RETURN_BYTEA_P(BS_VARLENA_OF(g));
+	}
+	bs_bloom_view(BS_DATA(v), &dst);
 	merge_into(&dst, ref.data, is_union);
 	bs_sketch_release(&ref);
 	PG_RETURN_BYTEA_P(v);
@@ -208,14 +325,25 @@ bloom_intersection(PG_FUNCTION_ARGS)
 static Datum
 merge_trans(FunctionCallInfo fcinfo, bool is_union)
 {
-	uint8_t    *state;
+	uint8_t    *state,
+			   *g;
 	bs_sketch_ref ref;
 	bs_bloom	dst;
 
 	bs_require_agg_context(fcinfo, is_union ? "bloom_union_trans" : "bloom_intersection_trans");
 	state = bs_state_arg(fcinfo, 0, KIND);
-	bs_bloom_view(state, &dst);
 	bs_sketch_arg(fcinfo, 1, KIND, &ref);
+
+	/*
+	 * A growable union may need a larger state; nodeAgg copies a new state
+	 * into the aggregate's context and frees the old one.
+	 */
+	if ((g = merge_growable(state, ref.data, is_union)) != NULL)
+	{
+		bs_sketch_release(&ref);
+		PG_RETURN_POINTER(BS_VARLENA_OF(g));
+	}
+	bs_bloom_view(state, &dst);
 	merge_into(&dst, ref.data, is_union);
 	bs_sketch_release(&ref);
 	PG_RETURN_POINTER(BS_VARLENA_OF(state));
@@ -247,8 +375,19 @@ bloom_cardinality(PG_FUNCTION_ARGS)
 	double		n;
 
 	bs_sketch_arg(fcinfo, 0, KIND, &ref);
-	bs_bloom_view(ref.data, &b);
-	n = bs_bloom_cardinality_of(&b);
+	if (bs_bloom_is_growable(ref.data))
+	{
+		bs_growable *g = palloc(sizeof(bs_growable));
+
+		bs_growable_view(ref.data, g);
+		n = bs_growable_cardinality(g);
+		pfree(g);
+	}
+	else
+	{
+		bs_bloom_view(ref.data, &b);
+		n = bs_bloom_cardinality_of(&b);
+	}
 	bs_sketch_release(&ref);
 	PG_RETURN_FLOAT8(n);
 }
@@ -261,8 +400,19 @@ bloom_fpr(PG_FUNCTION_ARGS)
 	double		p;
 
 	bs_sketch_arg(fcinfo, 0, KIND, &ref);
-	bs_bloom_view(ref.data, &b);
-	p = bs_bloom_fpr_of(&b);
+	if (bs_bloom_is_growable(ref.data))
+	{
+		bs_growable *g = palloc(sizeof(bs_growable));
+
+		bs_growable_view(ref.data, g);
+		p = bs_growable_fpr(g);
+		pfree(g);
+	}
+	else
+	{
+		bs_bloom_view(ref.data, &b);
+		p = bs_bloom_fpr_of(&b);
+	}
 	bs_sketch_release(&ref);
 	PG_RETURN_FLOAT8(p);
 }
@@ -273,22 +423,108 @@ bloom_info(PG_FUNCTION_ARGS)
 	bs_sketch_ref ref;
 	bs_bloom	b;
 	TupleDesc	tupdesc;
-	Datum		values[12];
-	bool		nulls[12] = {0};
+	Datum		values[14];
+	bool		nulls[14] = {0};
 	uint64_t	x;
 
 	tupdesc = bs_info_begin(fcinfo, KIND, &ref);
-	bs_bloom_view(ref.data, &b);
-	x = bits_set(&b);
-	values[0] = Int64GetDatum((int64) b.m);
-	values[1] = Int32GetDatum((int32) b.k);
-	values[2] = Int64GetDatum((int64) x);
-	values[3] = Float8GetDatum((double) x / (double) b.m);
-	values[4] = Float8GetDatum(bs_bloom_cardinality_of(&b));
-	values[5] = Float8GetDatum(bs_bloom_fpr_of(&b));
-	/* the last column since 1.3 (a 1.2 catalog's row ends before it) */
-	values[11] = CStringGetTextDatum(bs_layout_name(b.layout));
+	if (bs_bloom_is_growable(ref.data))
+	{
+		bs_growable *g = palloc(sizeof(bs_growable));
+
+		bs_growable_view(ref.data, g);
+		x = bs_growable_bits_set(g);
+		values[0] = Int64GetDatum((int64) bs_growable_bits(g));
+		nulls[1] = true;		/* each stage has its own: bloom_stages */
+		values[2] = Int64GetDatum((int64) x);
+		values[3] = Float8GetDatum((double) x / (double) bs_growable_bits(g));
+		values[4] = Float8GetDatum(bs_growable_cardinality(g));
+		values[5] = Float8GetDatum(bs_growable_fpr(g));
+		values[11] = CStringGetTextDatum(bs_layout_name(g->layout));
+		values[12] = Int32GetDatum((int32) g->growth);
+		values[13] = Int32GetDatum((int32) g->nstages);
+		pfree(g);
+	}
+	else
+	{
+		bs_bloom_view(ref.data, &b);
+		x = bits_set(&b);
+		values[0] = Int64GetDatum((int64) b.m);
+		values[1] = Int32GetDatum((int32) b.k);
+		values[2] = Int64GetDatum((int64) x);
+		values[3] = Float8GetDatum((double) x / (double) b.m);
+		values[4] = Float8GetDatum(bs_bloom_cardinality_of(&b));
+		values[5] = Float8GetDatum(bs_bloom_fpr_of(&b));
+		values[11] = CStringGetTextDatum(bs_layout_name(b.layout));
+		nulls[12] = true;
+		values[13] = Int32GetDatum(1);
+	}
+	/*
+	 * layout is a column since 1.3, growth and stages since 1.4; an older
+	 * catalog's row ends before them, and heap_form_tuple takes its columns.
+	 */
 	PG_RETURN_DATUM(bs_info_end(tupdesc, values, nulls, 6, &ref, true));
+}
+
+/* One row of bloom_stages: a stage's shape, target, count and estimates. */
+static void
+put_stage(ReturnSetInfo *rsinfo, uint32_t i, const bs_bloom *s, bool growable,
+		  uint64_t capacity, double target, uint64_t count)
+{
+	Datum		values[9];
+	bool		nulls[9] = {0};
+	uint64_t	x = bits_set(s);
+
+	values[0] = Int32GetDatum((int32) i);
+	values[1] = Int64GetDatum((int64) capacity);
+	values[2] = Float8GetDatum(target);
+	values[3] = Int64GetDatum((int64) s->m);
+	values[4] = Int32GetDatum((int32) s->k);
+	values[5] = Int64GetDatum((int64) count);
+	values[6] = Int64GetDatum((int64) x);
+	values[7] = Float8GetDatum(bs_bloom_cardinality_of(s));
+	values[8] = Float8GetDatum(bs_bloom_fpr_of(s));
+	/* a fixed filter has no target and counts no keys */
+	nulls[1] = nulls[2] = nulls[5] = !growable;
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+}
+
+/* bloom_stages(bloom): the stages of a growable filter; one row for a fixed one. */
+Datum
+bloom_stages(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	bs_sketch_ref ref;
+
+	InitMaterializedSRF(fcinfo, 0);
+	bs_sketch_arg(fcinfo, 0, KIND, &ref);
+	if (bs_bloom_is_growable(ref.data))
+	{
+		bs_growable *g = palloc(sizeof(bs_growable));
+		uint32_t	i;
+
+		bs_growable_view(ref.data, g);
+		for (i = 0; i < g->nstages; i++)
+		{
+			uint64_t	cap;
+			double		p;
+
+			/* the check of the value proved every stage's target computable */
+			BS_TRY(bs_growable_stage_target(g->n0, g->growth, g->fpr, i, &cap, &p, BS_ERR),
+				   ERRCODE_DATA_CORRUPTED);
+			put_stage(rsinfo, i, &g->stage[i], true, cap, p, g->count[i]);
+		}
+		pfree(g);
+	}
+	else
+	{
+		bs_bloom	b;
+
+		bs_bloom_view(ref.data, &b);
+		put_stage(rsinfo, 0, &b, false, 0, 0.0, 0);
+	}
+	bs_sketch_release(&ref);
+	return (Datum) 0;
 }
 
 /* --- planning helpers --- */

@@ -27,7 +27,7 @@
  * an error, and no byte past the stored size is read.
  *
  * Everything else takes the full read of bs_sketch_arg: inline or compressed
- * values, values of fewer than BS_SLICED_MIN_CHUNKS chunks (a full read is
+ * values, growable bloom filters, values of fewer than BS_SLICED_MIN_CHUNKS chunks (a full read is
  * then as fast), and a value probed again right after a sliced lookup
  * of it at the same call site, as in WHERE (SELECT f FROM ...) @> u: from
  * its second probe on, it is detoasted once and kept in fn_extra.
@@ -40,6 +40,7 @@
 #include "access/tableam.h"
 #include "utils/rel.h"
 
+#include "core/growable.h"
 #include "core/probe_ranges.h"
 
 /*
@@ -164,6 +165,12 @@ bs_sketch_arg_lookup(FunctionCallInfo fcinfo, int argno, bs_kind kind, bs_sketch
 	s->nhave = 2;
 	s->have[0] = want[0];
 	s->have[1] = want[1];
+	/*
+	 * A growable filter (core/growable.h) is read whole: its lookup reads
+	 * every stage, and its check reads each stage's last byte.
+	 */
+	if (kind == BS_KIND_BLOOM && s->buf[BS_OFF_P3] & BS_LAYOUT_GROWABLE)
+		goto full;
 	BS_TRY(bs_validate(s->buf, len, kind, false, NULL, BS_ERR), ERRCODE_DATA_CORRUPTED);
 
 	ref->data = s->buf;

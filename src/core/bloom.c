@@ -4,6 +4,7 @@
 #include <math.h>
 
 #include "endian.h"
+#include "growable.h"
 
 #define LN2 0.69314718055994530942
 
@@ -406,7 +407,13 @@ bs_status
 bs_bloom_check(const bs_header *h, const uint8_t *payload, uint64_t plen,
 			   bool deep, bs_error *err)
 {
-	(void) deep;				/* a filter's checks are all O(1) */
+	(void) deep;				/* a filter's checks are O(1), a growable one's O(stages) */
+	if (h->p3 > (BS_LAYOUT_GROWABLE | BS_LAYOUT_MAX))
+		return bs_fail(err, BS_ERR_FORMAT,
+					   "bloom value has an unknown layout %u (0 classic, 1 blocked, 2 and 3 growable)",
+					   h->p3);
+	if (h->p3 & BS_LAYOUT_GROWABLE)
+		return bs_growable_check(h, payload, plen, err);
 	return bs_bloom_check_named(h, payload, plen, "bloom value", err);
 }
 

@@ -7,6 +7,7 @@
 #include "probe_ranges.h"
 
 #include "bloom.h"
+#include "growable.h"
 #include "hash.h"
 
 static size_t
@@ -24,6 +25,9 @@ bs_bloom_probe_ranges(const bs_header *hd, uint64_t h, bs_byte_range *out)
 	size_t		n = 0;
 	uint32_t	i;
 
+	/* growable (growable.h): read whole, never sliced (src/sliced.c) */
+	if (hd->p3 & BS_LAYOUT_GROWABLE)
+		return 0;
 	/* blocked (blocked.h): every probe lies in the key's 64-byte block */
 	if (hd->p3 == BS_LAYOUT_BLOCKED)
 		return one_range(out, bs_blocked_block_index(hd->p1, h) * BS_BLOCK_BYTES, BS_BLOCK_BYTES);

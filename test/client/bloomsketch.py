@@ -1088,7 +1088,7 @@ class GrowableBloom(_Sketch):
 
     __or__ = union
 
-    def bits(self):
+    def total_bits(self):
         """The bits of all stages (bloom_info's bits)."""
         return sum(s.m for s in self.stages)
 

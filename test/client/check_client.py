@@ -764,7 +764,7 @@ def check_growable_filter(bs, cur, encoding, label, typ, expr, n, layout, tag):
         problems.append("stages: client %s\nbloom_stages %s" % (stages, server_stages))
     est = (f.cardinality(), f.fpr())
     # bytes: the value's size with its 4-byte varlena header
-    want = {"bits": f.bits(), "hashes": None, "bits_set": f.bits_set(), "estimated_cardinality": est[0],
+    want = {"bits": f.total_bits(), "hashes": None, "bits_set": f.bits_set(), "estimated_cardinality": est[0],
             "estimated_fpr": est[1], "bytes": len(raw) + 4, "layout": layout, "growth": 2, "stages": len(f.stages),
             "bloom_cardinality": est[0], "bloom_fpr": est[1]}
     got = {name: info.get(name) for name in want}
@@ -774,7 +774,7 @@ def check_growable_filter(bs, cur, encoding, label, typ, expr, n, layout, tag):
           "growable %s filter (%s) over %d %s keys (%d stages, %d bits): %d lookups = @>, no false negative "
           "(%d false positives in %d absent keys, %.4f); the client's filter of the keys is the same %d bytes; "
           "stages = bloom_stages; cardinality %.1f and fpr %.3g = bloom_info's"
-          % (layout, make, n, label, len(f.stages), f.bits(), 2 * n, fp, n, fp / n, len(raw), est[0], est[1]),
+          % (layout, make, n, label, len(f.stages), f.total_bits(), 2 * n, fp, n, fp / n, len(raw), est[0], est[1]),
           "\n".join(problems))
     return table, f
 

@@ -15,17 +15,25 @@ bytes (doc/format.md) and with a key (doc/hashing.md):
   top items of a ``topk``;
 - building a ``bloom`` of either layout (Bloom.empty, Bloom.empty_for, add),
   byte for byte as bloom_empty_bits / bloom_empty and bloom_add make it, and
-  its estimates from the fill (cardinality, fpr), as bloom_info gives them.
+  its estimates from the fill (cardinality, fpr), as bloom_info gives them;
+- growable (scalable) filters, a ``bloom`` whose header p3 has bit 2 set
+  (src/core/growable.h): reading and checking one (GrowableBloom), making one
+  (GrowableBloom.empty, as bloom_empty(capacity, fpr, growth => s, layout)),
+  adding keys (a new stage when the last is full), membership, the union of
+  two (a | b, bloom_union), the estimates of bloom_info and the rows of
+  bloom_stages (stage_info).
 
 Get a sketch's bytes from the server with a bytea cast (``f::bytea``) or
 ``<kind>_send``; psycopg2 returns a bytea as a ``memoryview``.
 
     import bloomsketch as bs
-    f = bs.load(row[0])              # a Bloom, CountingBloom, CountMin or TopK
+    f = bs.load(row[0])              # a Bloom, GrowableBloom, CountingBloom, CountMin or TopK
     f.contains(42)                   # the same answer as  f @> 42
     bs.bloomsketch_hash(42)          # the same value as   bloomsketch_hash(42)
     g = bs.Bloom.empty_for(1000, 0.01, "blocked")   # bloom_empty(1000, 0.01, 'blocked')
     g.add(42)                        # bloom_add(g, 42); g.to_bytes() = its bytes
+    s = bs.GrowableBloom.empty(1000, 0.01, growth=2)  # bloom_empty(1000, 0.01, growth => 2)
+    s.add(42); s | s; s.stage_info()  # bloom_add, bloom_union, bloom_stages
 
 Invalid bytes raise FormatError (a ValueError); a key of another family than
 the sketch's raises FamilyError (a TypeError), as the server does.
@@ -52,6 +60,7 @@ __all__ = [
     "splitmix", "blocked_positions", "LAYOUT_CLASSIC", "LAYOUT_BLOCKED", "layout_number",
     "optimal_shape", "blocked_fpr", "blocked_best_hashes", "blocked_optimal",
     "parse_header", "load", "Bloom", "CountingBloom", "CountMin", "TopK",
+    "GrowableBloom", "Stage", "is_growable", "LAYOUT_GROWABLE",
 ]
 
 MASK64 = (1 << 64) - 1
@@ -747,6 +756,16 @@ class _Sketch:
         return _xxh3(self.key(value).data, seed=self.seed)
 
 
+def _check_shape(m, k, layout):
+    """bs_bloom_check_layout_shape: m bits and k hashes of a filter of layout."""
+    if not 1 <= m <= BLOOM_MAX_BITS:
+        raise ValueError("a bloom filter must have between 1 and %d bits, got %d" % (BLOOM_MAX_BITS, m))
+    if not 1 <= k <= BLOOM_MAX_HASHES:
+        raise ValueError("a bloom filter must have between 1 and %d hashes, got %d" % (BLOOM_MAX_HASHES, k))
+    if layout == LAYOUT_BLOCKED and m % BLOCK_BITS:
+        raise ValueError("a blocked bloom filter must have a multiple of %d bits, got %d" % (BLOCK_BITS, m))
+
+
 class Bloom(_Sketch):
     """A bloom value (kind 1): m bits, k hashes, in the classic or the
     blocked layout (header p3).  Bloom(bytes) reads a value; Bloom.empty()
@@ -755,6 +774,11 @@ class Bloom(_Sketch):
     kind = KIND_BLOOM
 
     def _check(self, h, payload, deep):
+        _check_layout(h)
+        if h.p3 & LAYOUT_GROWABLE:
+            # the server checks it as growable (bs_growable_check); a Bloom is one plain filter
+            _check_growable(h, payload)
+            raise FormatError("bloom value is growable: read it with GrowableBloom or load()")
         # the order of bs_bloom_check_named (src/core/bloom.c): the same first message
         if not 1 <= h.p1 <= BLOOM_MAX_BITS:
             raise FormatError("bloom value has an invalid bit count %d" % h.p1)
@@ -782,12 +806,7 @@ class Bloom(_Sketch):
         """bloom_empty_bits(m, k, layout): an empty filter of m bits and k
         hashes (a blocked one needs m a multiple of 512)."""
         layout = layout_number(layout)
-        if not 1 <= m <= BLOOM_MAX_BITS:
-            raise ValueError("a bloom filter must have between 1 and %d bits, got %d" % (BLOOM_MAX_BITS, m))
-        if not 1 <= k <= BLOOM_MAX_HASHES:
-            raise ValueError("a bloom filter must have between 1 and %d hashes, got %d" % (BLOOM_MAX_HASHES, k))
-        if layout == LAYOUT_BLOCKED and m % BLOCK_BITS:
-            raise ValueError("a blocked bloom filter must have a multiple of %d bits, got %d" % (BLOCK_BITS, m))
+        _check_shape(m, k, layout)
         hdr = _HEADER.pack(MAGIC, FORMAT_VERSION, KIND_BLOOM, HASH_XXH3_64, family, seed,
                            m, k, layout, 0, 0)
         return cls(hdr + bytes((m + 7) // 8))
@@ -893,6 +912,275 @@ class Bloom(_Sketch):
                 total += per[x]
             return total / float(self.m // BLOCK_BITS)
         return math.pow(self.bits_set() / self.m, self.k)
+
+    def stage_info(self):
+        """bloom_stages(f): one Stage, without capacity, target and count."""
+        return [Stage(0, None, None, self.m, self.k, None, self.bits_set(), self.cardinality(), self.fpr())]
+
+
+# Growable filters (src/core/growable.h): a bloom value whose header p3 has
+# LAYOUT_GROWABLE set; a directory of stages, then each stage's bits.
+LAYOUT_GROWABLE = 2
+GROWABLE_MAX_STAGES = 64
+GROWABLE_MAX_GROWTH = 64
+GROWABLE_MAX_COUNT = 1 << 53
+GROWABLE_ENTRY_BYTES = 24
+_ENTRY = struct.Struct("<QIIQ")         # m_i, k_i, reserved, c_i
+
+Stage = namedtuple("Stage", "stage capacity target_fpr bits hashes keys bits_set "
+                            "estimated_cardinality estimated_fpr")
+
+
+def is_growable(buf):
+    """Whether a bloom value's header marks it growable (p3 has bit 2)."""
+    return parse_header(buf, KIND_BLOOM).p3 & LAYOUT_GROWABLE != 0
+
+
+def _stage_bloom(m, k, layout, family, seed, bits):
+    """A plain Bloom over one stage's (checked) bits."""
+    return Bloom(_HEADER.pack(MAGIC, FORMAT_VERSION, KIND_BLOOM, HASH_XXH3_64, family, seed,
+                              m, k, layout, 0, 0) + bytes(bits))
+
+
+class GrowableBloom(_Sketch):
+    """A growable (scalable) bloom value: stages of plain filters, stage i
+    sized for n0 growth^i keys at rate fpr 2^-(i+1), in one layout.  A key is
+    added to the last stage, after opening a new one when the last holds its
+    capacity; a key is present if any stage holds it.  Read one with load()
+    or GrowableBloom(bytes); GrowableBloom.empty() makes one as
+    bloom_empty(capacity, fpr, growth => growth, layout) does."""
+    kind = KIND_BLOOM
+
+    def _check(self, h, payload, deep):
+        _check_layout(h)
+        if not h.p3 & LAYOUT_GROWABLE:
+            raise FormatError("bloom value is not growable: read it with Bloom or load()")
+        _check_growable(h, payload)
+        self.n0, self.growth, self.layout, self.target = h.p1, h.p2, h.p3 & 1, _double(h.x)
+        self.stages, self.counts = [], []
+        off = GROWABLE_ENTRY_BYTES * h.n
+        for i in range(h.n):
+            m, k, _, c = _ENTRY.unpack_from(payload, GROWABLE_ENTRY_BYTES * i)
+            nbytes = (m + 7) // 8
+            self.stages.append(_stage_bloom(m, k, self.layout, h.family, h.seed, payload[off:off + nbytes]))
+            self.counts.append(c)
+            off += nbytes
+
+    @classmethod
+    def empty(cls, capacity, fpr, growth=2, layout=LAYOUT_CLASSIC, family=FAMILY_NONE, seed=0):
+        """bloom_empty(capacity, fpr, growth => growth, layout): one stage,
+        sized for capacity keys at rate fpr / 2."""
+        if isinstance(capacity, bool) or not isinstance(capacity, int) or not 1 <= capacity <= GROWABLE_MAX_COUNT:
+            raise ValueError("capacity of a growable bloom filter must be between 1 and %d, got %r"
+                             % (GROWABLE_MAX_COUNT, capacity))
+        if not 1 <= growth <= GROWABLE_MAX_GROWTH:
+            raise ValueError("growth must be between 1 and %d, got %d" % (GROWABLE_MAX_GROWTH, growth))
+        layout = layout_number(layout)
+        fpr = float(fpr)
+        if not 0.0 < fpr < 1.0:
+            raise ValueError("false-positive rate must be between 0 and 1 (exclusive), got %s" % _num(fpr))
+        g = cls.__new__(cls)
+        g.family, g.seed = family, seed
+        g.n0, g.growth, g.layout, g.target = capacity, growth, layout, fpr
+        g.stages, g.counts = [], []
+        g._open_stage()
+        g.buf = g.to_bytes()
+        g.header = parse_header(g.buf, KIND_BLOOM)
+        return g
+
+    def stage_target(self, i):
+        """(capacity, rate) stage i is meant for: n0 growth^i keys at fpr
+        2^-(i+1) (bs_growable_stage_target); ValueError past the limits."""
+        if i >= GROWABLE_MAX_STAGES:
+            raise ValueError("a growable bloom filter has at most %d stages" % GROWABLE_MAX_STAGES)
+        cap = self.n0 * self.growth ** i
+        if cap > GROWABLE_MAX_COUNT:
+            raise ValueError("stage %d of a growable bloom filter of capacity %d and growth %d would hold "
+                             "more than %d keys" % (i, self.n0, self.growth, GROWABLE_MAX_COUNT))
+        return cap, math.ldexp(self.target, -(i + 1))
+
+    def _open_stage(self):
+        cap, p = self.stage_target(len(self.stages))
+        m, k = optimal_shape(cap, p, self.layout)
+        self.stages.append(Bloom.empty(m, k, self.layout, self.family, self.seed))
+        self.counts.append(0)
+
+    def to_bytes(self):
+        """The value's bytes (with the adds made here)."""
+        hdr = _HEADER.pack(MAGIC, FORMAT_VERSION, KIND_BLOOM, HASH_XXH3_64, self.family, self.seed,
+                           self.n0, self.growth, LAYOUT_GROWABLE | self.layout, len(self.stages),
+                           struct.unpack("<Q", struct.pack("<d", self.target))[0])
+        directory = b"".join(_ENTRY.pack(s.m, s.k, 0, c) for s, c in zip(self.stages, self.counts))
+        return hdr + directory + b"".join(bytes(s.bits) for s in self.stages)
+
+    @property
+    def layout_name(self):
+        return LAYOUT_NAMES[self.layout]
+
+    def contains_hash(self, h):
+        return any(s.contains_hash(h) for s in self.stages)
+
+    def contains(self, value):
+        """f @> value: True if some stage probably holds the value."""
+        return self.contains_hash(self.hash(value))
+
+    __contains__ = contains
+
+    def add_hash(self, h):
+        """bs_growable_add: nothing if a stage holds h, else into the last
+        stage, after opening a new stage when the last holds its capacity."""
+        if self.contains_hash(h):
+            return
+        if self.counts[-1] >= self.stage_target(len(self.stages) - 1)[0]:
+            self._open_stage()
+        self.stages[-1].add_hash(h)
+        self.counts[-1] += 1
+
+    def add(self, value):
+        """bloom_add(f, value), in place, with the family rule of Bloom.add."""
+        k = self.key(value)
+        self.add_hash(_xxh3(k.data, seed=self.seed))
+        if self.family == FAMILY_NONE:
+            self.family = k.family
+            for s in self.stages:
+                s.family = k.family
+        return self
+
+    def union(self, other):
+        """bloom_union(a, b) (a | b): a new filter with max(S_a, S_b) stages,
+        stage i the OR of both; its count the estimate from the merged bits
+        rounded up, kept between the larger of the two counts and their sum
+        (at most 2^53; the sum when the estimate is not below 2^53).  Raises
+        ValueError for filters that do not merge, FamilyError for families."""
+        a, b = self, other
+        if not isinstance(b, GrowableBloom):
+            raise ValueError("cannot merge a growable bloom filter with a fixed one")
+        if (a.seed, a.n0, a.growth, a.layout, _bits(a.target)) != (b.seed, b.n0, b.growth, b.layout, _bits(b.target)):
+            raise ValueError("cannot merge growable bloom filters made with different parameters: "
+                             "capacity %d, fpr %s, growth %d, %s stages (seed %d) and "
+                             "capacity %d, fpr %s, growth %d, %s stages (seed %d)"
+                             % (a.n0, _num(a.target), a.growth, a.layout_name, a.seed,
+                                b.n0, _num(b.target), b.growth, b.layout_name, b.seed))
+        for i, (sa, sb) in enumerate(zip(a.stages, b.stages)):
+            if (sa.m, sa.k) != (sb.m, sb.k):
+                raise ValueError("cannot merge growable bloom filters whose stage %d differs: "
+                                 "%d bits with %d hashes and %d bits with %d hashes" % (i, sa.m, sa.k, sb.m, sb.k))
+        if a.family != FAMILY_NONE and b.family != FAMILY_NONE and a.family != b.family:
+            raise FamilyError("cannot merge a bloom filter of %s keys with a bloom filter of %s keys"
+                              % (FAMILY_NAMES[a.family], FAMILY_NAMES[b.family]))
+        if len(b.stages) > len(a.stages):
+            a, b = b, a
+        out = GrowableBloom(a.to_bytes())
+        out.family = a.family if a.family != FAMILY_NONE else b.family
+        for i, sb in enumerate(b.stages):
+            s = out.stages[i]
+            for j, byte in enumerate(sb.bits):
+                s.bits[j] |= byte
+            ca, cb = out.counts[i], b.counts[i]
+            total = min(ca + cb, GROWABLE_MAX_COUNT)
+            e = s.cardinality()
+            out.counts[i] = total if not e < GROWABLE_MAX_COUNT else min(total, max(ca, cb, int(math.ceil(e))))
+        for s in out.stages:
+            s.family = out.family
+        out.buf = out.to_bytes()
+        out.header = parse_header(out.buf, KIND_BLOOM)
+        return out
+
+    __or__ = union
+
+    def total_bits(self):
+        """The bits of all stages (bloom_info's bits)."""
+        return sum(s.m for s in self.stages)
+
+    def bits_set(self):
+        return sum(s.bits_set() for s in self.stages)
+
+    def cardinality(self):
+        """bloom_cardinality(f): the sum of the stages' estimates."""
+        n = 0.0
+        for s in self.stages:
+            n += s.cardinality()
+        return n
+
+    def fpr(self):
+        """bloom_fpr(f): the compound rate 1 - prod(1 - rate_i) of the stages."""
+        keep = 1.0
+        for s in self.stages:
+            keep *= 1.0 - s.fpr()
+        return 1.0 - keep
+
+    def stage_info(self):
+        """bloom_stages(f): a Stage row for each stage."""
+        out = []
+        for i, (s, c) in enumerate(zip(self.stages, self.counts)):
+            cap, p = self.stage_target(i)
+            out.append(Stage(i, cap, p, s.m, s.k, c, s.bits_set(), s.cardinality(), s.fpr()))
+        return out
+
+
+def _double(bits):
+    return struct.unpack("<d", struct.pack("<Q", bits))[0]
+
+
+def _bits(d):
+    return struct.unpack("<Q", struct.pack("<d", d))[0]
+
+
+def _num(v):
+    """bs_num: the shortest of %.6g to %.16g that reads back as v, else %.17g."""
+    for digits in range(6, 17):
+        t = "%.*g" % (digits, v)
+        if float(t) == v:
+            return t
+    return "%.17g" % v
+
+
+def _check_layout(h):
+    """bs_bloom_check's first test: p3 is a layout, plain or growable."""
+    if h.p3 > LAYOUT_GROWABLE | LAYOUT_BLOCKED:
+        raise FormatError("bloom value has an unknown layout %d (0 classic, 1 blocked, 2 and 3 growable)" % h.p3)
+
+
+def _check_growable(h, payload):
+    """bs_growable_check (src/core/growable.c), in its order: the header
+    fields, the directory's length, then stage by stage its entry, its bits'
+    length and its last byte; the total length last."""
+    what = "growable bloom value"
+    layout = h.p3 & ~LAYOUT_GROWABLE
+    if not 1 <= h.p1 <= GROWABLE_MAX_COUNT:
+        raise FormatError("%s has an invalid capacity %d" % (what, h.p1))
+    if not 1 <= h.p2 <= GROWABLE_MAX_GROWTH:
+        raise FormatError("%s has an invalid growth %d (must be 1 to %d)" % (what, h.p2, GROWABLE_MAX_GROWTH))
+    if not 1 <= h.n <= GROWABLE_MAX_STAGES:
+        raise FormatError("%s has an invalid stage count %d (must be 1 to %d)" % (what, h.n, GROWABLE_MAX_STAGES))
+    fpr = _double(h.x)
+    if not 0.0 < fpr < 1.0:
+        raise FormatError("%s has an invalid false-positive rate %s" % (what, _num(fpr)))
+    if h.p1 * h.p2 ** (h.n - 1) > GROWABLE_MAX_COUNT:
+        raise FormatError("%s has %d stages, more than its capacity %d and growth %d allow"
+                          % (what, h.n, h.p1, h.p2))
+    off = GROWABLE_ENTRY_BYTES * h.n
+    if len(payload) < off:
+        raise FormatError("%s of %d stages must have at least %d payload bytes, has %d"
+                          % (what, h.n, off, len(payload)))
+    for i in range(h.n):
+        m, k, reserved, count = _ENTRY.unpack_from(payload, GROWABLE_ENTRY_BYTES * i)
+        try:
+            _check_shape(m, k, layout)
+        except ValueError as e:
+            raise FormatError("%s has an invalid stage %d: %s" % (what, i, e)) from None
+        if reserved:
+            raise FormatError("%s has a nonzero reserved field in stage %d" % (what, i))
+        if count > GROWABLE_MAX_COUNT:
+            raise FormatError("%s has an invalid key count %d in stage %d" % (what, count, i))
+        nbytes = (m + 7) // 8
+        if nbytes > len(payload) - off:
+            raise FormatError("%s is too short for its stage %d of %d bits" % (what, i, m))
+        off += nbytes
+        if m % 8 and payload[off - 1] >> (m % 8):
+            raise FormatError("%s has bits set past the last bit %d of stage %d" % (what, m - 1, i))
+    if off != len(payload):
+        raise FormatError("%s of %d stages must have %d payload bytes, has %d" % (what, h.n, off, len(payload)))
 
 
 class CountingBloom(_Sketch):
@@ -1080,10 +1368,13 @@ _CLASSES = {KIND_BLOOM: Bloom, KIND_CBLOOM: CountingBloom, KIND_CMS: CountMin, K
 
 
 def load(buf, deep=True):
-    """A sketch from its bytes, of the class its kind byte names.  Raises
+    """A sketch from its bytes, of the class its kind byte names (a bloom
+    with the growable bit in p3: a GrowableBloom).  Raises
     FormatError for invalid bytes and for a bloom_agg_state (an aggregate's
     transition state, which this client does not read)."""
     h = parse_header(buf)
+    if h.kind == KIND_BLOOM and h.p3 & LAYOUT_GROWABLE:
+        return GrowableBloom(buf, deep)
     if h.kind not in _CLASSES:
         raise FormatError("value is a %s sketch, which this client does not read"
                           % KIND_NAMES[h.kind])

@@ -26,7 +26,14 @@ works in a schema of its own (bs_client_<pid>, dropped at the end) and checks:
    the client answers as @> for present and absent keys, builds the same
    bytes from the same keys (with its own sizing), and gives bloom_info's
    estimated cardinality and rate exactly; its sizing is the server's
-   (bloom_optimal_bits, bloom_optimal_hashes, bloom_fpr_estimate).
+   (bloom_optimal_bits, bloom_optimal_hashes, bloom_fpr_estimate);
+8. growable filters (bloom_empty(capacity, fpr, growth => s [, layout]) and
+   bloom_add, key by key, with stages of either layout): the client answers
+   as @>, builds the same bytes from the same keys, gives bloom_stages' rows
+   and bloom_info's estimates exactly, and makes the server's unions (a | b,
+   bloom_union_agg) byte for byte; what does not merge is refused by both,
+   and corrupted growable values (in the corruption section) get the
+   server's message.
 
 The hash vectors also check the blocked positions (the bits a key sets in a
 blocked filter), and every bloom of the format vectors is rebuilt by the
@@ -39,12 +46,14 @@ python3-xxhash (run it with /usr/bin/python3).
 """
 
 import os
+import struct
 import sys
 import time
 import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 VECTORS = os.path.join(HERE, "..", "vectors")
+HEADER = 48                         # a sketch's header bytes; a growable filter's directory follows
 sys.dont_write_bytecode = True      # no __pycache__ in the source tree
 sys.path.insert(0, HERE)
 
@@ -689,6 +698,217 @@ def check_blocked(bs, cur, encoding):
           "(ValueError) and by the server", "accepted: %s" % refusals)
 
 
+GROWABLE_SQL = "bloom_empty(%d, %s, growth => %d%s)"
+
+
+def growable_sql(capacity, fpr, growth, layout):
+    """The SQL of bloom_empty(capacity, fpr, growth => growth [, layout])."""
+    return GROWABLE_SQL % (capacity, fpr, growth, ", layout => 'blocked'" if layout == "blocked" else "")
+
+
+def fill_growable(cur, table, lo, hi, make, tag):
+    """f_TAG: the filter make (SQL) with bloom_add of table's v for x in
+    [lo, hi], one key at a time in the order of x (a DO block)."""
+    cur.execute("DO $$ DECLARE f bloom := %s; r record; BEGIN "
+                "FOR r IN SELECT v FROM %s WHERE x BETWEEN %d AND %d ORDER BY x LOOP f := bloom_add(f, r.v); "
+                "END LOOP; CREATE TEMP TABLE f_%s AS SELECT f; END $$" % (make, table, lo, hi, tag))
+
+
+def check_growable_filter(bs, cur, encoding, label, typ, expr, n, layout, tag):
+    """A growable filter of layout made in SQL from keys 1..n, key by key:
+    the client's answers for keys 1..2n are @>'s, it builds the same bytes
+    from the same keys, its stages are bloom_stages' rows and its estimates
+    bloom_info's.  Returns the table of the keys and the client's filter."""
+    fn = key_function(bs, typ, encoding)
+    table = "kg_" + tag
+    make = growable_sql(200, 0.01, 2, layout)
+    cur.execute("CREATE TEMP TABLE %s AS SELECT x, %s AS v FROM generate_series(1, %d) x" % (table, expr, 2 * n))
+    fill_growable(cur, table, 1, n, make, tag)
+    cur.execute("SELECT f::bytea, (bloom_info(f)).*, bloom_cardinality(f), bloom_fpr(f) FROM f_%s" % tag)
+    row = cur.fetchone()
+    raw, names = bytes(row[0]), [d[0] for d in cur.description]
+    info = dict(zip(names[1:], row[1:]))
+    cur.execute("SELECT * FROM bloom_stages((SELECT f FROM f_%s))" % tag)
+    server_stages = [tuple(r) for r in cur.fetchall()]
+    problems = []
+    f = bs.load(raw)
+    if not isinstance(f, bs.GrowableBloom) or f.layout_name != layout:
+        problems.append("not a growable filter of %s stages: %r" % (layout, f))
+        check(False, "growable %s filter over %d %s keys" % (layout, n, label), "\n".join(problems))
+        return table, None
+    cur.execute("SELECT x, v, (SELECT f FROM f_%s) @> v FROM %s ORDER BY x" % (tag, table))
+    disagree, false_neg, fp, present = [], 0, 0, []
+    for x, v, server in cur:
+        key = fn(v)
+        mine = f.contains(key)
+        if mine != server:
+            disagree.append((x, v, server))
+        if x <= n:
+            present.append(key)
+            false_neg += not mine
+        else:
+            fp += mine
+    if disagree or false_neg:
+        problems.append("%d disagreements with @> (first %s), %d false negatives"
+                        % (len(disagree), disagree[:5], false_neg))
+    mine = bs.GrowableBloom.empty(200, 0.01, 2, layout)
+    for k in present:
+        mine.add(k)
+    if mine.to_bytes() != raw:
+        diff = next(i for i, (a, b) in enumerate(zip(mine.to_bytes() + b"\0", raw + b"\0")) if a != b)
+        problems.append("the client's filter of the same keys differs from byte %d (stages %s, the server's %s)"
+                        % (diff, [(s.m, s.k, c) for s, c in zip(mine.stages, mine.counts)],
+                           [(s.m, s.k, c) for s, c in zip(f.stages, f.counts)]))
+    stages = [tuple(st) for st in f.stage_info()]
+    if stages != server_stages:
+        problems.append("stages: client %s\nbloom_stages %s" % (stages, server_stages))
+    est = (f.cardinality(), f.fpr())
+    # bytes: the value's size with its 4-byte varlena header
+    want = {"bits": f.total_bits(), "hashes": None, "bits_set": f.bits_set(), "estimated_cardinality": est[0],
+            "estimated_fpr": est[1], "bytes": len(raw) + 4, "layout": layout, "growth": 2, "stages": len(f.stages),
+            "bloom_cardinality": est[0], "bloom_fpr": est[1]}
+    got = {name: info.get(name) for name in want}
+    if got != want:
+        problems.append("bloom_info, bloom_cardinality, bloom_fpr %s; the client's %s" % (got, want))
+    check(not problems,
+          "growable %s filter (%s) over %d %s keys (%d stages, %d bits): %d lookups = @>, no false negative "
+          "(%d false positives in %d absent keys, %.4f); the client's filter of the keys is the same %d bytes; "
+          "stages = bloom_stages; cardinality %.1f and fpr %.3g = bloom_info's"
+          % (layout, make, n, label, len(f.stages), f.total_bits(), 2 * n, fp, n, fp / n, len(raw), est[0], est[1]),
+          "\n".join(problems))
+    return table, f
+
+
+def check_growable(bs, cur, encoding, psycopg2):
+    """Growable filters (bloom_empty(capacity, fpr, growth => s [, layout])):
+    filters made in SQL against the client, unions, refusals."""
+    fams = {label: (typ, expr) for label, typ, expr in key_types(encoding == "utf_8")}
+    for layout in ("classic", "blocked"):
+        for label, n in [("bigint", 3000), ("text", 2000), ("uuid", 1000), ("timestamptz", 500)]:
+            typ, expr = fams[label]
+            tag = "%s_%s" % (layout, label)
+            table, f = check_growable_filter(bs, cur, encoding, label, typ, expr, n, layout, tag)
+            if label != "bigint" or f is None:
+                continue
+            # unions of filters with overlapping keys and different stage counts
+            make = growable_sql(200, 0.01, 2, layout)
+            fill_growable(cur, table, 2500, 3300, make, tag + "_b")
+            fill_growable(cur, table, 4000, 4100, make, tag + "_c")
+            cur.execute("SELECT a.f::bytea, b.f::bytea, c.f::bytea, (a.f | b.f)::bytea, bloom_union(b.f, a.f)::bytea, "
+                        "(a.f | c.f)::bytea, (SELECT bloom_union_agg(f ORDER BY i)::bytea FROM (VALUES "
+                        "(1, a.f), (2, b.f), (3, c.f)) u(i, f)), (%s | a.f)::bytea "
+                        "FROM f_%s a, f_%s_b b, f_%s_c c" % (make, tag, tag, tag))
+            a, b, c, ab, ba, ac, abc, ea = (bs.load(v) for v in cur.fetchone())
+            problems = []
+            mine = [a | b, b | a, a | c, (a | b) | c, bs.GrowableBloom.empty(200, 0.01, 2, layout) | a]
+            server = [ab, ba, ac, abc, ea]
+            for what, x, y in zip(["a | b", "bloom_union(b, a)", "a | c", "bloom_union_agg(a, b, c)",
+                                   "empty | a"], mine, server):
+                if x.to_bytes() != y.to_bytes():
+                    problems.append("%s: client counts %s, server %s; stages %d and %d"
+                                    % (what, x.counts, y.counts, len(x.stages), len(y.stages)))
+            cur.execute("SELECT x, v FROM %s WHERE x BETWEEN 1 AND 3300 ORDER BY x" % table)
+            fn = key_function(bs, typ, encoding)
+            missing = sum(1 for x, v in cur if not ab.contains(fn(v)))
+            if missing:
+                problems.append("%d of the keys of a or b not in a | b" % missing)
+            check(not problems and len(a.stages) > len(b.stages) > len(c.stages),
+                  "growable %s: a | b, bloom_union(b, a), a | c, bloom_union_agg and empty | a of filters "
+                  "of %d, %d and %d stages (%s, %s and %s keys counted): the client's unions are the "
+                  "server's, byte for byte (counts %s); a | b holds all keys of both"
+                  % (layout, len(a.stages), len(b.stages), len(c.stages), a.counts, b.counts, c.counts,
+                     ab.counts), "\n".join(problems))
+
+    # the 64-stage limit: growth 1 and capacity 1 open a stage for each new key (at the
+    # rate 0.9, stage 63's 0.9 2^-64 still takes 64 hashes; at 0.5 it would take 65)
+    g = bs.GrowableBloom.empty(1, 0.9, 1)
+    keys = 0
+    try:
+        while True:
+            g.add(keys + 1)
+            keys += 1
+    except ValueError as e:
+        client = str(e)
+    sql = growable_sql(1, 0.9, 1, "classic")
+    for x in range(1, keys + 1):
+        sql = "bloom_add(%s, %d)" % (sql, x)
+    cur.execute("SELECT (%s)::bytea" % sql)
+    full = bytes(cur.fetchone()[0])
+    try:
+        cur.execute("SELECT bloom_add(%s::bytea::bloom, %s)", (full, keys + 1))
+        server, code = None, None
+    except psycopg2.Error as e:
+        server, code = e.diag.message_primary, e.pgcode
+    check(len(g.stages) == 64 and full == g.to_bytes() and code == "54000" and server == client,
+          "bloom_empty(1, 0.9, growth => 1) holds %d keys in 64 stages, the same bytes in the client and the "
+          "server; the next key raises ValueError(%r) in the client, %s %r in the server"
+          % (keys, client, code, server))
+
+    # what does not merge: the client refuses it as the server does
+    cur.execute("SELECT bloom_add(%s, 1)::bytea" % growable_sql(200, 0.01, 2, "classic"))
+    base = bs.load(cur.fetchone()[0])
+    refused = []
+    for other_sql, other in [
+            (growable_sql(200, 0.01, 3, "classic"), bs.GrowableBloom.empty(200, 0.01, 3)),
+            (growable_sql(300, 0.01, 2, "classic"), bs.GrowableBloom.empty(300, 0.01, 2)),
+            (growable_sql(200, 0.02, 2, "classic"), bs.GrowableBloom.empty(200, 0.02, 2)),
+            (growable_sql(200, 0.01, 2, "blocked"), bs.GrowableBloom.empty(200, 0.01, 2, "blocked")),
+            ("bloom_add(%s, 'x'::text)" % growable_sql(200, 0.01, 2, "classic"),
+             bs.GrowableBloom.empty(200, 0.01, 2).add("x")),
+            ("bloom_empty(200, 0.01)", bs.Bloom.empty_for(200, 0.01))]:
+        try:
+            base.union(other)
+            refused.append("client merged it with %s" % other_sql)
+        except (ValueError, bs.FamilyError):
+            pass
+        try:
+            cur.execute("SELECT %%s::bytea::bloom | %s" % other_sql, (base.to_bytes(),))
+            refused.append("server merged it with %s" % other_sql)
+        except psycopg2.Error:
+            pass
+    for sql in ["bloom_intersection(%s, %s)" % ((growable_sql(200, 0.01, 2, "classic"),) * 2),
+                "bloom_intersection(bloom_empty(200, 0.01), %s)" % growable_sql(200, 0.01, 2, "classic"),
+                growable_sql(200, 0.01, 0, "classic"), growable_sql(200, 0.01, 65, "classic"),
+                growable_sql(0, 0.01, 2, "classic"), growable_sql(200, 1.0, 2, "classic")]:
+        try:
+            cur.execute("SELECT " + sql)
+            refused.append("server accepted " + sql)
+        except psycopg2.Error:
+            pass
+    for args in [(200, 0.01, 0), (200, 0.01, 65), (0, 0.01, 2), (200, 1.0, 2), (200, 0.01, 2, "cached")]:
+        try:
+            bs.GrowableBloom.empty(*args)
+            refused.append("client made GrowableBloom.empty%r" % (args,))
+        except ValueError:
+            pass
+    check(not refused, "growable filters of another growth, capacity, fpr or stage layout, of another key family, "
+          "and a plain filter do not merge with a growable one, in the client and the server; "
+          "bloom_intersection refuses growable filters; growth 0 and 65, capacity 0 and fpr 1 are refused",
+          "\n".join(refused))
+    plain = []
+    for sql in ("bloom_add(bloom_empty(100, 0.01), 1)", "bloom_add(bloom_empty(100, 0.01, 'blocked'), 1)"):
+        cur.execute("SELECT (%s)::bytea" % sql)
+        raw = bytes(cur.fetchone()[0])
+        cur.execute("SELECT * FROM bloom_stages(%s::bytea::bloom)", (raw,))
+        plain.append(([tuple(st) for st in bs.load(raw).stage_info()], [tuple(r) for r in cur.fetchall()]))
+    check(all(mine == server for mine, server in plain),
+          "bloom_stages of a fixed filter (classic and blocked) is the client's one stage without capacity, "
+          "target and count", "client, server: %s" % plain)
+    try:
+        base.contains("1")
+        client = None
+    except bs.FamilyError as e:
+        client = str(e)
+    try:
+        cur.execute("SELECT %s::bytea::bloom @> '1'::text", (base.to_bytes(),))
+        code = None
+    except psycopg2.Error as e:
+        code = e.pgcode
+    check(client is not None and code == "42804" and base.contains(1),
+          "a text key in a growable filter of integers: the client raises FamilyError(%r), the server %s"
+          % (client, code))
+
+
 def corrupt(buf, offset, data):
     b = bytearray(buf)
     b[offset:offset + len(data)] = data
@@ -704,6 +924,18 @@ def check_corruption(bs, cur, psycopg2):
                 "(SELECT topk_agg(v, 2, 0.34, 0.5) FROM unnest(ARRAY['a', 'b', 'b', 'c', 'c', 'c']) v)::bytea, "
                 "bloom_add(bloom_add(bloom_empty_bits(1024, 9, 'blocked'), 42), 7)::bytea")
     bloom, cms, cbloom, topk, blocked = (bytes(v) for v in cur.fetchone())
+    # growable filters of 3 stages (10, 20 and 10 of 40 keys counted)
+    grow = {}
+    for layout in ("classic", "blocked"):
+        sql = growable_sql(10, 0.05, 2, layout)
+        for i in range(1, 41):
+            sql = "bloom_add(%s, %d)" % (sql, i)
+        cur.execute("SELECT (%s)::bytea" % sql)
+        grow[layout] = bytes(cur.fetchone()[0])
+    g, gb = grow["classic"], grow["blocked"]
+    g_stages = bs.load(g).stages
+    bits0 = HEADER + 24 * len(g_stages)             # stage 0's first byte
+    m0 = g_stages[0].m
     u64 = lambda v: v.to_bytes(8, "little")  # noqa: E731
     u32 = lambda v: v.to_bytes(4, "little")  # noqa: E731
     cases = [
@@ -733,6 +965,36 @@ def check_corruption(bs, cur, psycopg2):
         ("bloom", "blocked: k = 65", corrupt(blocked, 24, u32(65))),
         ("bloom", "blocked: reserved n", corrupt(blocked, 32, u64(1))),
         ("bloom", "blocked: truncated by one byte", blocked[:-1]),
+        ("growable", "n0 = 0", corrupt(g, 16, u64(0))),
+        ("growable", "n0 = 2^53 + 1", corrupt(g, 16, u64((1 << 53) + 1))),
+        ("growable", "n0 = 2^52: the third stage past 2^53 keys", corrupt(g, 16, u64(1 << 52))),
+        ("growable", "growth 0", corrupt(g, 24, u32(0))),
+        ("growable", "growth 65", corrupt(g, 24, u32(65))),
+        ("growable", "layout 6", corrupt(g, 28, u32(6))),
+        ("growable", "layout 2^32 - 1", corrupt(g, 28, u32(0xFFFFFFFF))),
+        ("growable", "stage count 0", corrupt(g, 32, u64(0))),
+        ("growable", "stage count 2 (of 3)", corrupt(g, 32, u64(2))),
+        ("growable", "stage count 4 (of 3)", corrupt(g, 32, u64(4))),
+        ("growable", "stage count 65", corrupt(g, 32, u64(65))),
+        ("growable", "fpr 0", corrupt(g, 40, u64(0))),
+        ("growable", "fpr 1", corrupt(g, 40, struct.pack("<d", 1.0))),
+        ("growable", "fpr -0.5", corrupt(g, 40, struct.pack("<d", -0.5))),
+        ("growable", "fpr NaN", corrupt(g, 40, u64(0x7FF8000000000000))),
+        ("growable", "stage 1: m = 0", corrupt(g, HEADER + 24, u64(0))),
+        ("growable", "stage 1: m + 8", corrupt(g, HEADER + 24, u64(g_stages[1].m + 8))),
+        ("growable", "stage 1: k = 0", corrupt(g, HEADER + 24 + 8, u32(0))),
+        ("growable", "stage 1: k = 65", corrupt(g, HEADER + 24 + 8, u32(65))),
+        ("growable", "stage 1: reserved field 1", corrupt(g, HEADER + 24 + 12, u32(1))),
+        ("growable", "stage 2: count 2^53 + 1", corrupt(g, HEADER + 48 + 16, u64((1 << 53) + 1))),
+        ("growable", "truncated by one byte", g[:-1]),
+        ("growable", "one byte appended", g + b"\0"),
+        ("growable", "the directory alone", g[:bits0]),
+        ("growable", "half a directory entry", g[:HEADER + 12]),
+        ("growable", "a bit past stage 0's last bit %d" % (m0 - 1), corrupt(g, bits0 + (m0 + 7) // 8 - 1, b"\xff")),
+        ("growable", "blocked: stage 0: m = 1000", corrupt(gb, HEADER, u64(1000))),
+        ("growable", "blocked: stage 2: m + 512", corrupt(gb, HEADER + 48, u64(bs.load(gb).stages[2].m + 512))),
+        ("growable", "blocked: stage 0: k = 65", corrupt(gb, HEADER + 8, u32(65))),
+        ("growable", "blocked: stage count 2 (of 3)", corrupt(gb, 32, u64(2))),
         ("cms", "a counter changed", corrupt(cms, 48, u64(1) if cms[48] != 1 else u64(2))),
         ("cms", "depth 0", corrupt(cms, 24, u32(0))),
         ("cms", "total past 2^63 - 1", corrupt(cms, 32, u64(1 << 63))),
@@ -746,7 +1008,8 @@ def check_corruption(bs, cur, psycopg2):
         ("topk", "a slot's estimate past the total", corrupt(topk, 120, u64(7))),
         ("topk", "truncated to 200 bytes", topk[:200]),
     ]
-    classes = {"bloom": bs.Bloom, "cms": bs.CountMin, "cbloom": bs.CountingBloom, "topk": bs.TopK}
+    classes = {"bloom": bs.Bloom, "cms": bs.CountMin, "cbloom": bs.CountingBloom, "topk": bs.TopK,
+               "growable": bs.load}
     for kind, what, data in cases:
         try:
             classes[kind](data)
@@ -756,7 +1019,7 @@ def check_corruption(bs, cur, psycopg2):
         except Exception as e:  # any other exception is a failure of the client
             client, client_ok = "%s: %s" % (type(e).__name__, e), False
         try:
-            cur.execute("SELECT %%s::bytea::%s" % kind, (data,))
+            cur.execute("SELECT %%s::bytea::%s" % {"growable": "bloom"}.get(kind, kind), (data,))
             server, code = None, None
         except psycopg2.Error as e:
             server, code = e.diag.message_primary, e.pgcode
@@ -779,6 +1042,19 @@ def check_corruption(bs, cur, psycopg2):
           "a text key in an integer filter: the client raises FamilyError(%r), the server %s" % (client, code))
     check(f.contains(42) and f.contains(7) and f.bits_set() <= 6,
           "the uncorrupted filter holds 42 and 7")
+    problems = []
+    for layout, data in grow.items():
+        try:
+            cur.execute("SELECT %s::bytea::bloom @> 40, %s::bytea::bloom @> 41", (data, data))
+            server = cur.fetchone()
+            f = bs.load(data)
+            if not (isinstance(f, bs.GrowableBloom) and f.counts == [10, 20, 10] and f.layout_name == layout
+                    and (f.contains(40), f.contains(41)) == server == (True, False)):
+                problems.append("%s: counts %s, @> 40 and 41 %s" % (layout, f.counts, server))
+        except (psycopg2.Error, bs.FormatError) as e:
+            problems.append("%s: %s" % (layout, e))
+    check(not problems, "the uncorrupted growable filters (classic and blocked) hold 40 keys in 3 stages "
+          "counting 10, 20 and 10, and not 41", "\n".join(problems))
     fb = bs.load(blocked)
     check(fb.layout == bs.LAYOUT_BLOCKED and fb.contains(42) and fb.contains(7) and fb.bits_set() <= 18,
           "the uncorrupted blocked filter holds 42 and 7")
@@ -846,6 +1122,7 @@ def run():
         stage("blocked", check_blocked, bs, cur, encoding)
         stage("cbloom", check_cbloom, bs, cur, 50000)
         stage("cms and topk", check_cms_topk, bs, cur, 200000, 100000)
+        stage("growable", check_growable, bs, cur, encoding, psycopg2)
         stage("corruption", check_corruption, bs, cur, psycopg2)
     finally:
         cur.execute("RESET search_path")

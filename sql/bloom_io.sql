@@ -233,10 +233,14 @@ SELECT set_byte(f::bytea, 50, 128)::bloom FROM io_good;
 SELECT set_byte(set_byte(f::bytea, 16, 17), 50, 1)::bloom IS NOT NULL AS bit_16_ok FROM io_good;
 SELECT set_byte(set_byte(f::bytea, 16, 17), 50, 2)::bloom FROM io_good;
 \echo SQLSTATE :SQLSTATE
--- layout (p3, byte 28): 1 (blocked) needs a multiple of 512 bits, 2 and above are unknown
+-- layout (p3, byte 28): 1 (blocked) needs a multiple of 512 bits, 2 and 3 are
+-- growable (bloom_growable.sql), whose header a fixed filter's fails, 4 and
+-- above are unknown
 SELECT set_byte(f::bytea, 28, 1)::bloom FROM io_good;
 \echo SQLSTATE :SQLSTATE
 SELECT set_byte(f::bytea, 28, 2)::bloom FROM io_good;
+\echo SQLSTATE :SQLSTATE
+SELECT set_byte(f::bytea, 28, 4)::bloom FROM io_good;
 \echo SQLSTATE :SQLSTATE
 SELECT set_byte(bloom_empty_bits(1024, 3, 'blocked')::bytea, 31, 1)::bloom;
 \echo SQLSTATE :SQLSTATE

@@ -1,9 +1,10 @@
 --
 -- upgrade: version 1.0 as released, then ALTER EXTENSION bloomsketch UPDATE
 -- to 1.1 (bloomsketch--1.0--1.1.sql adds cbloom), to 1.2
--- (bloomsketch--1.1--1.2.sql adds = and hashing for topk) and to 1.3
+-- (bloomsketch--1.1--1.2.sql adds = and hashing for topk), to 1.3
 -- (bloomsketch--1.2--1.3.sql adds the blocked layout, cms_subtract and
--- topk_agg_weighted) with sketches of
+-- topk_agg_weighted) and to 1.4 (bloomsketch--1.3--1.4.sql adds growable
+-- filters) with sketches of
 -- every 1.0 type stored in tables: they read the same after each update,
 -- answer the same, and mix with the new type.  Runs in its own database.
 --
@@ -75,7 +76,7 @@ FROM (SELECT top, count(*) AS n FROM daily GROUP BY top) g;
 -- answers, and a blocked column sits beside them.
 SELECT day, (bloom_info(visitors)).bits > 0 AS info_works_before, to_regprocedure('bloom_empty(bigint, double precision, text)') IS NULL AS no_layout_in_1_2
 FROM daily ORDER BY day;
-ALTER EXTENSION bloomsketch UPDATE;
+ALTER EXTENSION bloomsketch UPDATE TO '1.3';
 SELECT extversion FROM pg_extension WHERE extname = 'bloomsketch';
 SELECT b.day, d.visitors::text = b.v AS visitors_same, d.capped::text = b.c AS capped_same,
        (d.visitors @> 300) = b.has300 AS lookup_same,
@@ -97,6 +98,31 @@ SELECT (SELECT cms_union_agg(hits) FROM daily) - (SELECT hits FROM daily WHERE d
      = (SELECT cms_union_agg(hits) FROM daily WHERE day > '2026-11-01') AS stored_cms_subtract_exact;
 SELECT (topk_items(topk_union_agg(t))).value AS top1
 FROM (SELECT top AS t FROM daily UNION ALL SELECT topk_agg_weighted(7, 100000::bigint, 5)) u LIMIT 1;
+
+-- 1.4: growable filters.  Before the update the 1.3 catalog's bloom_info
+-- (12 columns) still works with the new library; after it, bloom_info has
+-- the columns growth and stages, the stored filters are fixed (one stage)
+-- and keep their bytes, and a growable column sits beside them.
+SELECT day, (bloom_info(fast)).layout AS info_works_before,
+       to_regprocedure('bloom_stages(bloom)') IS NULL AS no_stages_in_1_3
+FROM daily ORDER BY day;
+ALTER EXTENSION bloomsketch UPDATE;
+SELECT extversion FROM pg_extension WHERE extname = 'bloomsketch';
+SELECT b.day, d.visitors::text = b.v AS visitors_same, (d.visitors @> 300) = b.has300 AS lookup_same,
+       i.growth, i.stages, i.hashes IS NOT NULL AS has_hashes
+FROM daily d JOIN before b USING (day), bloom_info(d.visitors) i ORDER BY b.day;
+ALTER TABLE daily ADD COLUMN seen bloom;
+UPDATE daily SET seen = bloom_empty(10, 0.01, growth => 2);
+CREATE FUNCTION add_range(f bloom, lo int, hi int) RETURNS bloom LANGUAGE plpgsql AS $$
+BEGIN
+  FOR i IN lo..hi LOOP f := bloom_add(f, i); END LOOP;
+  RETURN f;
+END $$;
+UPDATE daily SET seen = add_range(seen, 1, 25 * (extract(day FROM day)::int));
+SELECT day, i.stages, i.growth, i.hashes, seen @> 25 AS has25, seen @> 75 AS has75
+FROM daily, bloom_info(seen) i ORDER BY day;
+SELECT stage, capacity, target_fpr, keys FROM bloom_stages((SELECT bloom_union_agg(seen) FROM daily));
+SELECT bloom_union(seen, visitors) FROM daily LIMIT 1;
 
 -- Every member of the updated extension is documented (but the array types
 -- of member types, members since PostgreSQL 17, made with their type).

@@ -209,8 +209,9 @@ open_stage(bs_growable *g, const bs_allocator *a, bs_error *err)
 
 	if ((st = stage_shape(g->n0, g->growth, g->fpr, g->layout, s, &m, &k, err)) != BS_OK)
 	{
-		bs_error_detail(err, "The filter is full: its %u stages hold %.0f keys.",
-						s, bs_growable_cardinality(g));
+		bs_error_detail(err, "The filter is full: its %u stages hold about %.0f keys, and stage %u would be for %s.",
+						s, bs_growable_cardinality(g), s, "growth times as many keys at half the rate");
+		bs_error_hint(err, "Make a new filter with a larger capacity, growth or false-positive rate.");
 		return st;
 	}
 	if ((st = bs_total_size(g->len - BS_HEADER_SIZE + BS_GROWABLE_ENTRY_BYTES +
@@ -286,7 +287,12 @@ bs_growable_check_mergeable(const bs_growable *a, const bs_growable *b, bs_error
 	return BS_OK;
 }
 
-/* min(a + b, max(a, b, e)), e the estimate from the merged bits rounded up. */
+/*
+ * min(a + b, max(a, b, e)), e the estimate from the merged bits rounded to
+ * the nearest integer (floor(e + 0.5), which a client reproduces exactly):
+ * the union of a stage with itself or with a subset then keeps its count
+ * unless the estimate is off by more than a half.
+ */
 static uint64_t
 merged_count(uint64_t a, uint64_t b, double estimate)
 {
@@ -298,7 +304,7 @@ merged_count(uint64_t a, uint64_t b, double estimate)
 		sum = BS_GROWABLE_MAX_COUNT;
 	if (!(estimate < (double) BS_GROWABLE_MAX_COUNT))
 		return sum;
-	e = (uint64_t) ceil(estimate);
+	e = (uint64_t) floor(estimate + 0.5);
 	if (e < lo)
 		e = lo;
 	return e < sum ? e : sum;

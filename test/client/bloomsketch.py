@@ -1049,7 +1049,7 @@ class GrowableBloom(_Sketch):
     def union(self, other):
         """bloom_union(a, b) (a | b): a new filter with max(S_a, S_b) stages,
         stage i the OR of both; its count the estimate from the merged bits
-        rounded up, kept between the larger of the two counts and their sum
+        rounded to the nearest (floor(e + 0.5)), kept between the larger of the two counts and their sum
         (at most 2^53; the sum when the estimate is not below 2^53).  Raises
         ValueError for filters that do not merge, FamilyError for families."""
         a, b = self, other
@@ -1079,7 +1079,7 @@ class GrowableBloom(_Sketch):
             ca, cb = out.counts[i], b.counts[i]
             total = min(ca + cb, GROWABLE_MAX_COUNT)
             e = s.cardinality()
-            out.counts[i] = total if not e < GROWABLE_MAX_COUNT else min(total, max(ca, cb, int(math.ceil(e))))
+            out.counts[i] = total if not e < GROWABLE_MAX_COUNT else min(total, max(ca, cb, int(math.floor(e + 0.5))))
         for s in out.stages:
             s.family = out.family
         out.buf = out.to_bytes()

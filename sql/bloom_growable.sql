@@ -83,6 +83,32 @@ SELECT bloom_add(f, NULL::int) = f AS null_value_kept, (f @> NULL::int) IS NULL 
 FROM grow WHERE layout = 'classic';
 
 -- ---------------------------------------------------------------------------
+-- bloom_add_all(f, array): the filter of as many bloom_add calls, in array
+-- order, NULL elements skipped; for growable and fixed filters
+-- ---------------------------------------------------------------------------
+SELECT g.layout,
+       bloom_add_all(bloom_empty(1000, 0.01, growth => 2, layout => g.layout),
+                     (SELECT array_agg(i ORDER BY i) FROM generate_series(1, 50000) i)) = g.f AS same_as_bloom_add,
+       bloom_add_all(bloom_add_all(bloom_empty(1000, 0.01, growth => 2, layout => g.layout),
+                                   (SELECT array_agg(i ORDER BY i) FROM generate_series(1, 20000) i)),
+                     (SELECT array_agg(i ORDER BY i) FROM generate_series(20001, 50000) i)) = g.f AS in_two_batches
+FROM grow g ORDER BY 1;
+SELECT bloom_add_all(bloom_empty(100, 0.01, l), ARRAY['a', NULL, 'b'])
+         = bloom_add(bloom_add(bloom_empty(100, 0.01, l), 'a'::text), 'b'::text) AS fixed_same,
+       bloom_add_all(bloom_empty(100, 0.01, l), ARRAY[[1, 2], [3, 4]]) @> 4 AS two_dimensions,
+       (bloom_info(bloom_add_all(bloom_empty(100, 0.01, l), '{}'::int[]))).key_family AS empty_array_family,
+       bloom_add_all(bloom_empty(100, 0.01, l), ARRAY[NULL::int]) = bloom_empty(100, 0.01, l) AS nulls_only_kept,
+       bloom_add_all(bloom_empty(100, 0.01, l), NULL::int[]) = bloom_empty(100, 0.01, l) AS null_array_kept,
+       bloom_add_all(NULL::bloom, ARRAY[1]) IS NULL AS null_filter
+FROM unnest(ARRAY['classic', 'blocked']) l;
+SELECT bloom_add_all(f, ARRAY['x']) FROM grow WHERE layout = 'classic';
+\echo SQLSTATE :SQLSTATE
+SELECT bloom_add_all(bloom_empty(100), ARRAY[true]);
+\echo SQLSTATE :SQLSTATE
+SELECT bloom_add_all(bloom_empty(1, 1e-6, growth => 1), (SELECT array_agg(i) FROM generate_series(1, 45) i)) IS NULL;
+\echo SQLSTATE :SQLSTATE
+
+-- ---------------------------------------------------------------------------
 -- Growth 1 and 4; the stage limit
 -- ---------------------------------------------------------------------------
 SELECT g, (SELECT count(*) FROM bloom_stages(f)) AS stages,

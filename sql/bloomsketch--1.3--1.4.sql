@@ -28,3 +28,9 @@ CREATE FUNCTION bloom_stages(bloom,
   RETURNS SETOF record
   AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE ROWS 8;
 COMMENT ON FUNCTION bloom_stages(bloom) IS 'the stages of a growable filter, oldest first: capacity and target rate, shape, values counted into it, fill and estimates; a fixed filter is one stage with NULL capacity, target_fpr and keys';
+
+-- Many values at once, for a stored filter fed in batches (a growable one above all): one copy
+-- of the filter per call, not one per value.
+CREATE FUNCTION bloom_add_all(bloom, anyarray) RETURNS bloom
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_add_all(bloom, anyarray) IS 'the filter with every non-NULL element of the array added, in order, as repeated bloom_add calls would (NULL filter: NULL; NULL array: the filter)';

@@ -10,6 +10,10 @@
 #include <math.h>
 
 #include "access/htup_details.h"
+#include "catalog/pg_type.h"
+#include "miscadmin.h"
+#include "utils/array.h"
+#include "utils/lsyscache.h"
 #include "funcapi.h"
 #include "utils/builtins.h"
 
@@ -23,6 +27,7 @@ PG_FUNCTION_INFO_V1(bloom_empty_bits);
 PG_FUNCTION_INFO_V1(bloom_empty_growable);
 PG_FUNCTION_INFO_V1(bloom_stages);
 PG_FUNCTION_INFO_V1(bloom_add);
+PG_FUNCTION_INFO_V1(bloom_add_all);
 PG_FUNCTION_INFO_V1(bloom_contains);
 PG_FUNCTION_INFO_V1(bloom_contained);
 PG_FUNCTION_INFO_V1(bloom_union);
@@ -167,6 +172,82 @@ bloom_add(PG_FUNCTION_ARGS)
 	bs_check_family(b.family, ki, "bloom filter");
 	bs_bloom_add(&b, bs_key_hash(ki, PG_GETARG_DATUM(1), b.seed));
 	b.buf[BS_OFF_FAMILY] = ki->family;
+	PG_RETURN_BYTEA_P(v);
+}
+
+/*
+ * bloom_add_all(bloom, anyarray): a new filter with every non-NULL element
+ * added, in array order, as that many bloom_add calls would make it, but
+ * with one copy of the filter instead of one per element.
+ */
+Datum
+bloom_add_all(PG_FUNCTION_ARGS)
+{
+	ArrayType  *arr;
+	bs_key_info ki;
+	Datum	   *elems;
+	bool	   *elem_nulls;
+	int			n,
+				i,
+				added = 0;
+	int16		typlen;
+	bool		typbyval;
+	char		typalign;
+	bytea	   *v;
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	if (PG_ARGISNULL(1))
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+	arr = PG_GETARG_ARRAYTYPE_P(1);
+	bs_key_info_init(&ki, ARR_ELEMTYPE(arr));
+	get_typlenbyvalalign(ARR_ELEMTYPE(arr), &typlen, &typbyval, &typalign);
+	deconstruct_array(arr, ARR_ELEMTYPE(arr), typlen, typbyval, typalign,
+					  &elems, &elem_nulls, &n);
+	v = bs_sketch_arg_copy(fcinfo, 0, KIND);
+	if (bs_bloom_is_growable(BS_DATA(v)))
+	{
+		bs_growable *g = palloc(sizeof(bs_growable));
+
+		bs_growable_view(BS_DATA(v), g);
+		bs_check_family(g->family, &ki, "bloom filter");
+		for (i = 0; i < n; i++)
+		{
+			uint8_t    *before = g->buf;
+			bool		grown;
+
+			if (elem_nulls[i])
+				continue;
+			if ((i & 4095) == 0)
+				CHECK_FOR_INTERRUPTS();
+			BS_TRY(bs_growable_add(g, bs_key_hash(&ki, elems[i], g->seed),
+								   &bs_palloc_allocator, &grown, BS_ERR), 0);
+			if (grown)
+				pfree(BS_VARLENA_OF(before));
+			added++;
+		}
+		v = BS_VARLENA_OF(g->buf);
+		pfree(g);
+	}
+	else
+	{
+		bs_bloom	b;
+
+		bs_bloom_view(BS_DATA(v), &b);
+		bs_check_family(b.family, &ki, "bloom filter");
+		for (i = 0; i < n; i++)
+		{
+			if (elem_nulls[i])
+				continue;
+			if ((i & 4095) == 0)
+				CHECK_FOR_INTERRUPTS();
+			bs_bloom_add(&b, bs_key_hash(&ki, elems[i], b.seed));
+			added++;
+		}
+	}
+	/* as bloom_add: the first value gives an empty filter its family */
+	if (added > 0)
+		BS_DATA(v)[BS_OFF_FAMILY] = ki.family;
 	PG_RETURN_BYTEA_P(v);
 }
 

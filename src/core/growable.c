@@ -207,12 +207,18 @@ open_stage(bs_growable *g, const bs_allocator *a, bs_error *err)
 	bs_status	st;
 	uint8_t    *buf;
 
-	if ((st = stage_shape(g->n0, g->growth, g->fpr, g->layout, s, &m, &k, err)) != BS_OK)
+	/* whatever stops the next stage, the filter is full: a limit (54000) */
+	if (stage_shape(g->n0, g->growth, g->fpr, g->layout, s, &m, &k, err) != BS_OK)
 	{
-		bs_error_detail(err, "The filter is full: its %u stages hold about %.0f keys, and stage %u would be for %s.",
-						s, bs_growable_cardinality(g), s, "growth times as many keys at half the rate");
+		uint64_t	held = 0;
+		uint32_t	i;
+
+		for (i = 0; i < s; i++)
+			held += g->count[i];
+		bs_error_detail(err, "The growable filter is full: its %u stages hold %" PRIu64 " keys, and stage %u cannot be made.",
+						s, held, s);
 		bs_error_hint(err, "Make a new filter with a larger capacity, growth or false-positive rate.");
-		return st;
+		return BS_ERR_LIMIT;
 	}
 	if ((st = bs_total_size(g->len - BS_HEADER_SIZE + BS_GROWABLE_ENTRY_BYTES +
 							bs_bloom_payload_bytes(m),

@@ -1,5 +1,5 @@
 -- bloomsketch 1.3 -> 1.4: growable bloom filters (doc/reference.md, section 3.1; doc/format.md,
--- section 3.3).  Existing filters keep their bytes and meaning.
+-- section 3.1).  Existing filters keep their bytes and meaning.
 \echo Use "ALTER EXTENSION bloomsketch UPDATE TO '1.4'" to load this file. \quit
 
 -- A new overload: growth has no default, so bloom_empty(capacity, fpr) and

@@ -396,4 +396,57 @@ FROM (SELECT (SELECT hits FROM hits_window) -> e.url AS estimate, coalesce(x.hit
       FROM exact_url_hits AS e LEFT JOIN exact_window_hits AS x USING (url)) AS c;
 
 \echo
+\echo '=== 8. Every user ever seen: a growable filter fed day by day ==='
+\echo 'A filter kept for good ("has this user ever been here?") does not know how many users will'
+\echo 'come.  bloom_empty(10000, 0.01, growth => 2) starts with a stage for 10,000 users; each time'
+\echo 'the last stage is full, the next new user opens a stage for twice as many at half the rate,'
+\echo 'so the rate stays below 1% however many come.  Each night the day''s users go in with one'
+\echo 'bloom_add_all(users, array).  Beside it, a fixed bloom_empty(10000, 0.01) fed the same way.'
+CREATE TABLE ever_seen AS
+SELECT bloom_empty(10000, 0.01, growth => 2) AS users, bloom_empty(10000, 0.01) AS fixed_users;
+CREATE TABLE ever_seen_log (day date, stages int, bytes int, fixed_bytes int, estimated_users float8,
+                            exact_users bigint, fpr float8, fixed_fpr float8);
+DO $$
+DECLARE d date;
+BEGIN
+  FOR d IN SELECT DISTINCT day FROM exact_daily_users ORDER BY day LOOP
+    UPDATE ever_seen
+    SET users = bloom_add_all(users, a.ids), fixed_users = bloom_add_all(fixed_users, a.ids)
+    FROM (SELECT array_agg(user_id ORDER BY user_id) AS ids FROM exact_daily_users WHERE day = d) AS a;
+    INSERT INTO ever_seen_log
+    SELECT d, i.stages, i.bytes, (bloom_info(fixed_users)).bytes, i.estimated_cardinality,
+           (SELECT count(DISTINCT user_id) FROM exact_daily_users WHERE day <= d),
+           i.estimated_fpr, bloom_fpr(fixed_users)
+    FROM ever_seen, bloom_info(users) AS i;
+  END LOOP;
+END $$;
+
+SELECT to_char(day, 'Mon DD') AS day, exact_users AS users_so_far, round(estimated_users) AS estimated,
+       stages, pg_size_pretty(bytes::bigint) AS size,
+       to_char(100 * fpr, 'FM0.000') || ' %' AS bloom_fpr,
+       to_char(100 * fixed_fpr, 'FM990.000') || ' %' AS fixed_filter_fpr
+FROM ever_seen_log
+WHERE day IN (date '2026-11-01', date '2026-11-02', date '2026-11-03', date '2026-11-07',
+              date '2026-11-14', date '2026-11-30')
+ORDER BY day;
+
+\echo 'Its stages at the end of the month:'
+SELECT stage, capacity, target_fpr, keys, hashes, pg_size_pretty(((bits + 7) / 8)::bigint) AS size
+FROM ever_seen, bloom_stages(users);
+
+\echo 'Every user of the month asked (false_no must be 0), and 200,000 ids that never came (user ids'
+\echo 'are below 400,000): the false positives measured, next to bloom_fpr, for both filters:'
+SELECT (SELECT count(*) FROM (SELECT DISTINCT user_id FROM exact_daily_users) AS u
+        WHERE NOT s.users @> u.user_id) AS false_no,
+       to_char(100 * (SELECT count(*) FROM generate_series(1000000, 1199999) AS i
+                      WHERE s.users @> i::bigint) / 200000.0, 'FM0.000') || ' %' AS measured_fpr,
+       to_char(100 * bloom_fpr(s.users), 'FM0.000') || ' %' AS bloom_fpr,
+       to_char(100 * (SELECT count(*) FROM generate_series(1000000, 1199999) AS i
+                      WHERE s.fixed_users @> i::bigint) / 200000.0, 'FM990.000') || ' %' AS fixed_measured_fpr,
+       pg_size_pretty(length(s.users::bytea)::bigint) AS size,
+       pg_size_pretty(length(bloom_empty((SELECT count(DISTINCT user_id) FROM exact_daily_users), 0.01)::bytea)::bigint)
+           AS size_if_sized_for_the_month
+FROM ever_seen AS s;
+
+\echo
 \echo 'Done.'

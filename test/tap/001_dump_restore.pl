@@ -7,7 +7,8 @@
 # Source data (database bs of cluster src):
 #   blooms   bloom: empty, 64-bit/3-hash, integer/text/uuid/float/numeric/date/timestamptz/
 #            bytea keys, an odd bit count, a saturated filter, a 1.2 MB and a 12 MB filter
-#            (TOASTed; bloom is STORAGE external), NULL
+#            (TOASTed; bloom is STORAGE external), NULL, growable filters of classic and
+#            blocked stages (1.4)
 #   states   bloom_agg_state, from user-defined aggregates with STYPE = bloom_agg_state and no
 #            final function (the only legal way to get one: the transition functions refuse
 #            to run outside an aggregate): small and large exact states, a text state, a
@@ -58,7 +59,9 @@ INSERT INTO blooms VALUES
   (12, 'saturated', (SELECT bloom_agg(k, 10, 0.5) FROM generate_series(1, 2000) k)),
   (13, '1.2 MB: 1000000/0.01, 28572 integers', (SELECT bloom_agg(k, 1000000, 0.01) FROM generate_series(1, 200000, 7) k)),
   (14, '12 MB: 10000000/0.01, 100000 texts', (SELECT bloom_agg('k' || k, 10000000, 0.01) FROM generate_series(1, 100000) k)),
-  (15, 'NULL', NULL);
+  (15, 'NULL', NULL),
+  (16, 'growable, 5 classic stages', bloom_add_all(bloom_empty(1000, 0.01, growth => 2), (SELECT array_agg(k) FROM generate_series(1, 20000) k))),
+  (17, 'growable, blocked stages, text', bloom_add_all(bloom_empty(100, 0.001, 4, 'blocked'), (SELECT array_agg('k' || k) FROM generate_series(1, 3000) k)));
 
 CREATE TABLE states (id int PRIMARY KEY, counting boolean NOT NULL, s bloom_agg_state);
 INSERT INTO states VALUES
@@ -179,7 +182,7 @@ my $check = sub {
 	is($fp, $fp_src, "$how: every value identical byte for byte (md5 of the format bytes) and every lookup the same");
 	$compared += $bytes_per_copy if $fp eq $fp_src;
 	my $ver = $dst->safe_psql($db, q{SELECT extversion FROM pg_extension WHERE extname = 'bloomsketch'});
-	is($ver, '1.3', "$how: extension version 1.3");
+	is($ver, '1.4', "$how: extension version 1.4");
 	return;
 };
 

@@ -1,11 +1,11 @@
 
 # 005_upgrade: sketches stored under extension version 1.0 survive
-#   - ALTER EXTENSION bloomsketch UPDATE (1.0 -> 1.1 -> 1.2 -> 1.3) in place, and
+#   - ALTER EXTENSION bloomsketch UPDATE (1.0 -> 1.1 -> 1.2 -> 1.3 -> 1.4) in place, and
 #   - a pg_dump taken under 1.0, restored into a fresh cluster (pg_dump records
-#     CREATE EXTENSION without a version, so the restore gets the default, 1.3), and into a
+#     CREATE EXTENSION without a version, so the restore gets the default, 1.4), and into a
 #     database where 1.0 was created first (kept at 1.0, then updated),
 # byte for byte and with the same answers; cbloom is then available and agrees with the
-# stored filters; and the catalog of an updated installation is the catalog of a fresh 1.3
+# stored filters; and the catalog of an updated installation is the catalog of a fresh 1.4
 # installation (every member object with its definition and comment).
 
 use strict;
@@ -111,8 +111,8 @@ like($plain, qr/^CREATE EXTENSION IF NOT EXISTS bloomsketch WITH SCHEMA public;$
 
 # --- ALTER EXTENSION UPDATE in place
 $old->safe_psql('u', 'ALTER EXTENSION bloomsketch UPDATE');
-is($old->safe_psql('u', q{SELECT extversion FROM pg_extension WHERE extname = 'bloomsketch'}), '1.3',
-	'ALTER EXTENSION UPDATE: now 1.3');
+is($old->safe_psql('u', q{SELECT extversion FROM pg_extension WHERE extname = 'bloomsketch'}), '1.4',
+	'ALTER EXTENSION UPDATE: now 1.4');
 is($old->safe_psql('u', $fp_sql), $fp_10, 'after the update: every stored value identical byte for byte, same answers');
 is( $old->safe_psql(
 		'u', q{
@@ -128,20 +128,20 @@ is($old->safe_psql('u', q{SELECT f @> 5, f @> 6, cbloom_count(f, 6) FROM cb}), '
 	'after the update: a cbloom column can be created, added to and removed from');
 my $cat_updated = $old->safe_psql('u', $catalog_sql);
 
-# --- the 1.0 dump into a fresh cluster: the extension there is 1.3
+# --- the 1.0 dump into a fresh cluster: the extension there is 1.4
 $new->safe_psql('postgres', 'CREATE DATABASE r_custom');
 $new->command_ok([ 'pg_restore', '--exit-on-error', '-d', 'r_custom', "$tmp/u10.dump" ],
 	'pg_restore of the 1.0 dump into a fresh cluster');
-is($new->safe_psql('r_custom', q{SELECT extversion FROM pg_extension WHERE extname = 'bloomsketch'}), '1.3',
-	'the restore created the default version 1.3');
-is($new->safe_psql('r_custom', $fp_sql), $fp_10, '1.0 dump restored under 1.3 (custom format): identical bytes and answers');
+is($new->safe_psql('r_custom', q{SELECT extversion FROM pg_extension WHERE extname = 'bloomsketch'}), '1.4',
+	'the restore created the default version 1.4');
+is($new->safe_psql('r_custom', $fp_sql), $fp_10, '1.0 dump restored under 1.4 (custom format): identical bytes and answers');
 is($new->safe_psql('r_custom', q{SELECT (SELECT cbloom_agg(k, 10000, 0.01)::bloom FROM generate_series(1, 3000) k) = f FROM b WHERE id = 1}),
 	't', 'cbloom available there, and consistent with the restored filter');
 
 $new->safe_psql('postgres', 'CREATE DATABASE r_plain');
 $new->command_ok([ 'psql', '-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d', 'r_plain', '-f', "$tmp/u10.sql" ],
 	'psql restores the plain 1.0 dump into a fresh cluster');
-is($new->safe_psql('r_plain', $fp_sql), $fp_10, '1.0 dump restored under 1.3 (plain format): identical bytes and answers');
+is($new->safe_psql('r_plain', $fp_sql), $fp_10, '1.0 dump restored under 1.4 (plain format): identical bytes and answers');
 
 # --- into a database where 1.0 was created first: CREATE EXTENSION IF NOT EXISTS keeps it
 $new->safe_psql('postgres', 'CREATE DATABASE r_keep');
@@ -160,8 +160,8 @@ $new->safe_psql('fresh', 'CREATE EXTENSION bloomsketch');
 my $cat_fresh = $new->safe_psql('fresh', $catalog_sql);
 my $members = () = $cat_fresh =~ /\n/g;
 $members++;
-cmp_ok($members, '>', 100, "a fresh 1.3 installation has $members member objects");
-is($cat_updated, $cat_fresh, 'the updated installation (1.0 + UPDATE) has the same members, definitions and comments as a fresh 1.3');
+cmp_ok($members, '>', 100, "a fresh 1.4 installation has $members member objects");
+is($cat_updated, $cat_fresh, 'the updated installation (1.0 + UPDATE) has the same members, definitions and comments as a fresh 1.4');
 is($new->safe_psql('r_keep', $catalog_sql), $cat_fresh, 'so has the one updated after the restore');
 is($new->safe_psql('r_custom', $catalog_sql), $cat_fresh, 'and the one the 1.0 dump created');
 

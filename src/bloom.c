@@ -448,12 +448,12 @@ bits_set(const bs_bloom *b)
 	return bs_popcount(b->bits, bs_bloom_payload_bytes(b->m));
 }
 
-Datum
-bloom_cardinality(PG_FUNCTION_ARGS)
+/* bloom_fpr (want_fpr) or bloom_cardinality of argument 0, from the fill. */
+static double
+fill_estimate(FunctionCallInfo fcinfo, bool want_fpr)
 {
 	bs_sketch_ref ref;
-	bs_bloom	b;
-	double		n;
+	double		v;
 
 	bs_sketch_arg(fcinfo, 0, KIND, &ref);
 	if (bs_bloom_is_growable(ref.data))
@@ -461,41 +461,30 @@ bloom_cardinality(PG_FUNCTION_ARGS)
 		bs_growable *g = palloc(sizeof(bs_growable));
 
 		bs_growable_view(ref.data, g);
-		n = bs_growable_cardinality(g);
+		v = want_fpr ? bs_growable_fpr(g) : bs_growable_cardinality(g);
 		pfree(g);
 	}
 	else
 	{
+		bs_bloom	b;
+
 		bs_bloom_view(ref.data, &b);
-		n = bs_bloom_cardinality_of(&b);
+		v = want_fpr ? bs_bloom_fpr_of(&b) : bs_bloom_cardinality_of(&b);
 	}
 	bs_sketch_release(&ref);
-	PG_RETURN_FLOAT8(n);
+	return v;
+}
+
+Datum
+bloom_cardinality(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_FLOAT8(fill_estimate(fcinfo, false));
 }
 
 Datum
 bloom_fpr(PG_FUNCTION_ARGS)
 {
-	bs_sketch_ref ref;
-	bs_bloom	b;
-	double		p;
-
-	bs_sketch_arg(fcinfo, 0, KIND, &ref);
-	if (bs_bloom_is_growable(ref.data))
-	{
-		bs_growable *g = palloc(sizeof(bs_growable));
-
-		bs_growable_view(ref.data, g);
-		p = bs_growable_fpr(g);
-		pfree(g);
-	}
-	else
-	{
-		bs_bloom_view(ref.data, &b);
-		p = bs_bloom_fpr_of(&b);
-	}
-	bs_sketch_release(&ref);
-	PG_RETURN_FLOAT8(p);
+	PG_RETURN_FLOAT8(fill_estimate(fcinfo, true));
 }
 
 Datum
@@ -512,13 +501,14 @@ bloom_info(PG_FUNCTION_ARGS)
 	if (bs_bloom_is_growable(ref.data))
 	{
 		bs_growable *g = palloc(sizeof(bs_growable));
+		uint64_t	m;
 
 		bs_growable_view(ref.data, g);
-		x = bs_growable_bits_set(g);
-		values[0] = Int64GetDatum((int64) bs_growable_bits(g));
+		bs_growable_bits(g, &m, &x);
+		values[0] = Int64GetDatum((int64) m);
 		nulls[1] = true;		/* each stage has its own: bloom_stages */
 		values[2] = Int64GetDatum((int64) x);
-		values[3] = Float8GetDatum((double) x / (double) bs_growable_bits(g));
+		values[3] = Float8GetDatum((double) x / (double) m);
 		values[4] = Float8GetDatum(bs_growable_cardinality(g));
 		values[5] = Float8GetDatum(bs_growable_fpr(g));
 		values[11] = CStringGetTextDatum(bs_layout_name(g->layout));

@@ -12,20 +12,7 @@
 static double
 state_fpr(const uint8_t *s)
 {
-	uint64_t	bits = bs_load64(s + BS_OFF_X);
-	double		d;
-
-	memcpy(&d, &bits, sizeof(d));
-	return d;
-}
-
-static uint64_t
-fpr_bits(double fpr)
-{
-	uint64_t	bits;
-
-	memcpy(&bits, &fpr, sizeof(bits));
-	return bits;
+	return bs_f64_from_bits(bs_load64(s + BS_OFF_X));
 }
 
 static const uint8_t *
@@ -177,7 +164,7 @@ write_state_header(uint8_t *s, uint8_t family, uint64_t seed, uint64_t p1,
 	h.p2 = p2;
 	h.p3 = flags;
 	h.n = n;
-	h.x = fpr_bits(fpr);
+	h.x = bs_bits_of_f64(fpr);
 	bs_header_write(s, &h);
 }
 
@@ -260,7 +247,7 @@ bs_builder_same_target(const uint8_t *s, bool fixed, uint64_t capacity, double f
 {
 	uint32_t	flags = bs_load32(s + BS_OFF_P3);
 
-	if (bs_load64(s + BS_OFF_X) != fpr_bits(fpr) ||
+	if (bs_load64(s + BS_OFF_X) != bs_bits_of_f64(fpr) ||
 		((flags & BS_BUILDER_FIXED) != 0) != fixed)
 		return false;
 	/* the state keeps the capacity as the double its sizing used */
@@ -722,7 +709,7 @@ bs_builder_merge(uint8_t *dst, const uint8_t *src, const bs_allocator *a,
 				d2[128];
 
 	*status = BS_OK;
-	if (fpr_bits(state_fpr(dst)) != fpr_bits(state_fpr(src)) ||
+	if (bs_bits_of_f64(state_fpr(dst)) != bs_bits_of_f64(state_fpr(src)) ||
 		(df & BS_BUILDER_FIXED) != (sf & BS_BUILDER_FIXED) ||
 		(df & BS_BUILDER_COUNTED) != (sf & BS_BUILDER_COUNTED) ||
 		(df & BS_BUILDER_BLOCKED) != (sf & BS_BUILDER_BLOCKED) ||

@@ -51,4 +51,23 @@ bs_store32(uint8_t *p, uint32_t v)
 	memcpy(p, &v, sizeof(v));
 }
 
+/* A double's IEEE 754 binary64 bits and back (header fields that hold a rate). */
+static inline double
+bs_f64_from_bits(uint64_t x)
+{
+	double		d;
+
+	memcpy(&d, &x, sizeof(d));
+	return d;
+}
+
+static inline uint64_t
+bs_bits_of_f64(double d)
+{
+	uint64_t	x;
+
+	memcpy(&x, &d, sizeof(x));
+	return x;
+}
+
 #endif

@@ -18,24 +18,6 @@ entry_of(const bs_growable *g, uint32_t i)
 	return g->buf + BS_HEADER_SIZE + (uint64_t) i * BS_GROWABLE_ENTRY_BYTES;
 }
 
-static double
-double_of_bits(uint64_t x)
-{
-	double		d;
-
-	memcpy(&d, &x, sizeof(d));
-	return d;
-}
-
-static uint64_t
-bits_of_double(double d)
-{
-	uint64_t	x;
-
-	memcpy(&x, &d, sizeof(x));
-	return x;
-}
-
 bool
 bs_bloom_is_growable(const uint8_t *buf)
 {
@@ -141,7 +123,7 @@ bs_growable_new(uint64_t n0, double fpr, uint32_t growth, uint32_t layout,
 	h.p2 = growth;
 	h.p3 = BS_LAYOUT_GROWABLE | layout;
 	h.n = 1;
-	h.x = bits_of_double(fpr);
+	h.x = bs_bits_of_f64(fpr);
 	bs_header_write(buf, &h);
 	write_entry(buf + BS_HEADER_SIZE, m, k, 0);
 	memset(buf + BS_HEADER_SIZE + BS_GROWABLE_ENTRY_BYTES, 0, bs_bloom_payload_bytes(m));
@@ -163,7 +145,7 @@ bs_growable_view(uint8_t *buf, bs_growable *g)
 	g->growth = bs_load32(buf + BS_OFF_P2);
 	g->layout = bs_load32(buf + BS_OFF_P3) & ~(uint32_t) BS_LAYOUT_GROWABLE;
 	g->nstages = (uint32_t) bs_load64(buf + BS_OFF_N);
-	g->fpr = double_of_bits(bs_load64(buf + BS_OFF_X));
+	g->fpr = bs_f64_from_bits(bs_load64(buf + BS_OFF_X));
 	off = BS_HEADER_SIZE + (uint64_t) g->nstages * BS_GROWABLE_ENTRY_BYTES;
 	for (i = 0; i < g->nstages; i++)
 	{
@@ -268,7 +250,7 @@ bs_growable_check_mergeable(const bs_growable *a, const bs_growable *b, bs_error
 				common = a->nstages < b->nstages ? a->nstages : b->nstages;
 
 	if (a->n0 != b->n0 || a->growth != b->growth ||
-		bits_of_double(a->fpr) != bits_of_double(b->fpr) ||
+		bs_bits_of_f64(a->fpr) != bs_bits_of_f64(b->fpr) ||
 		a->layout != b->layout || a->seed != b->seed)
 	{
 		bs_fail(err, BS_ERR_SHAPE,
@@ -339,26 +321,17 @@ bs_growable_or(bs_growable *dst, const bs_growable *src)
 		dst->stage[i].family = dst->family;
 }
 
-uint64_t
-bs_growable_bits(const bs_growable *g)
+void
+bs_growable_bits(const bs_growable *g, uint64_t *bits, uint64_t *bits_set)
 {
-	uint64_t	m = 0;
 	uint32_t	i;
 
+	*bits = *bits_set = 0;
 	for (i = 0; i < g->nstages; i++)
-		m += g->stage[i].m;
-	return m;
-}
-
-uint64_t
-bs_growable_bits_set(const bs_growable *g)
-{
-	uint64_t	x = 0;
-	uint32_t	i;
-
-	for (i = 0; i < g->nstages; i++)
-		x += bs_popcount(g->stage[i].bits, bs_bloom_payload_bytes(g->stage[i].m));
-	return x;
+	{
+		*bits += g->stage[i].m;
+		*bits_set += bs_popcount(g->stage[i].bits, bs_bloom_payload_bytes(g->stage[i].m));
+	}
 }
 
 double
@@ -390,7 +363,7 @@ bs_growable_check(const bs_header *h, const uint8_t *payload, uint64_t plen,
 	const char *what = "growable bloom value";
 	uint32_t	layout = h->p3 & ~(uint32_t) BS_LAYOUT_GROWABLE,
 				i;
-	double		fpr = double_of_bits(h->x);
+	double		fpr = bs_f64_from_bits(h->x);
 	uint64_t	cap,
 				dir,
 				off;

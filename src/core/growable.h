@@ -100,9 +100,8 @@ bs_status	bs_growable_check_mergeable(const bs_growable *a, const bs_growable *b
  */
 void		bs_growable_or(bs_growable *dst, const bs_growable *src);
 
-/* Sums and the compound rate 1 - prod(1 - rate_i), from each stage's fill. */
-uint64_t	bs_growable_bits(const bs_growable *g);
-uint64_t	bs_growable_bits_set(const bs_growable *g);
+/* Sums over the stages, and the compound rate 1 - prod(1 - rate_i), from each stage's fill. */
+void		bs_growable_bits(const bs_growable *g, uint64_t *bits, uint64_t *bits_set);
 double		bs_growable_cardinality(const bs_growable *g);
 double		bs_growable_fpr(const bs_growable *g);
 

@@ -229,12 +229,25 @@ def build_bloom(bs, build, ops, family):
     """The client's bloom for a record's build line and keys (doc/format.md,
     section 11): bloom_empty_bits M K, bloom_empty CAPACITY FPR, bloom_agg
     FPR (sized for the distinct keys) or bloom_agg CAPACITY FPR, each with
-    an optional layout, then the keys added in order."""
+    an optional layout, then the keys added in order; or a growable filter,
+    bloom_empty CAPACITY FPR GROWTH, or the union of two, bloom_union
+    CAPACITY FPR GROWTH SPLIT."""
     words = build.split()
     layout = "classic"
     if words[-1] in ("classic", "blocked"):
         layout = words.pop()
     fn, args = words[0], [float(w) for w in words[1:]]
+    if fn == "bloom_empty" and len(args) == 3 or fn == "bloom_union":
+        # growable: bloom_empty CAPACITY FPR GROWTH; bloom_union ... SPLIT of the first
+        # SPLIT keys and the others
+        split = int(args[3]) if fn == "bloom_union" else len(ops)
+        sides = []
+        for part in (ops[:split], ops[split:]) if fn == "bloom_union" else (ops,):
+            g = bs.GrowableBloom.empty(int(args[0]), args[1], int(args[2]), layout)
+            for remove, data, count in part:
+                g.add(bs.Key(family, data))
+            sides.append(g)
+        return sides[0] | sides[1] if fn == "bloom_union" else sides[0]
     if fn == "bloom_empty_bits":
         f = bs.Bloom.empty(int(args[0]), int(args[1]), layout)
     elif fn == "bloom_empty" or fn == "bloom_agg" and len(args) == 2:

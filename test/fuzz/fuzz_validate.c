@@ -13,13 +13,46 @@
  *     core's views (probes of either bloom layout, the blocks' fills,
  *     candidate keys, counters) without the deep check, the buffer being
  *     libFuzzer's exact-length copy of the input;
- *   - a bloom's layout is known and a blocked one has whole blocks; a state
+ *   - a bloom's layout is known and a blocked one has whole blocks, a
+ *     growable one's stages lie end to end and fill the value; a state
  *     makes a filter of its layout's shape, a dense blocked state has whole
  *     blocks (a multiple of BS_BLOCKED_FOLD_BASE of them unless fixed), and
  *     no counting state is blocked.
  * The operations on accepted values are in the per-kind targets.
  */
 #include "fuzz_common.h"
+#include "core/growable.h"
+
+/* A growable bloom value (growable.h): its stages end to end, each of a shape its layout allows. */
+static void
+check_growable(const uint8_t *data, size_t size, fz_rng *r)
+{
+	static bs_growable g;		/* large: 64 stage views */
+	uint64_t	off;
+	uint32_t	i;
+	int			j;
+	bs_error	err;
+
+	bs_growable_view((uint8_t *) data, &g);
+	off = BS_HEADER_SIZE + (uint64_t) g.nstages * BS_GROWABLE_ENTRY_BYTES;
+	FZ_CHECK(g.nstages >= 1 && g.nstages <= BS_GROWABLE_MAX_STAGES && g.layout <= BS_LAYOUT_MAX,
+			 "growable bloom of %u stages, layout %u accepted", g.nstages, g.layout);
+	for (i = 0; i < g.nstages; i++)
+	{
+		FZ_CHECK(g.stage[i].bits == data + off &&
+				 bs_bloom_check_layout_shape(g.stage[i].m, g.stage[i].k, g.layout, &err) == BS_OK,
+				 "growable bloom stage %u of %" PRIu64 " bits, %u hashes accepted", i, g.stage[i].m, g.stage[i].k);
+		off += bs_bloom_payload_bytes(g.stage[i].m);
+	}
+	FZ_CHECK(off == size && g.len == size, "growable bloom of %" PRIu64 " bytes accepted at %zu bytes", off, size);
+	FZ_CHECK(bs_growable_bits_set(&g) <= bs_growable_bits(&g), "growable bloom has more bits set than it has");
+	for (j = 0; j < 4; j++)
+		(void) bs_growable_contains(&g, fz_next(r));
+	(void) bs_growable_contains(&g, 0);
+	(void) bs_growable_contains(&g, UINT64_MAX);
+	(void) bs_growable_cardinality(&g);
+	(void) bs_growable_fpr(&g);
+}
 
 static void
 check_bloom(const uint8_t *data, size_t size, fz_rng *r)
@@ -27,6 +60,11 @@ check_bloom(const uint8_t *data, size_t size, fz_rng *r)
 	bs_bloom	b;
 	int			i;
 
+	if (bs_bloom_is_growable(data))
+	{
+		check_growable(data, size, r);
+		return;
+	}
 	bs_bloom_view((uint8_t *) data, &b);
 	FZ_CHECK(size == BS_HEADER_SIZE + bs_bloom_payload_bytes(b.m),
 			 "bloom of %" PRIu64 " bits accepted at %zu bytes", b.m, size);

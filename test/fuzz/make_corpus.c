@@ -1,6 +1,7 @@
 /*
  * make_corpus.c: the seed corpus of the fuzz targets, made by the core's own
- * constructors (bs_bloom_init, bs_builder_new_* and bs_builder_add,
+ * constructors (bs_bloom_init, bs_growable_new and bs_growable_add,
+ * bs_builder_new_* and bs_builder_add,
  * bs_cms_init and bs_cms_add, bs_topk_init / bs_topk_add / bs_topk_compact,
  * bs_cbloom_init / bs_cbloom_add_hash, bs_builder_finish_counting), so every
  * file is a valid value of its kind and shape variant.  Deterministic: the
@@ -11,7 +12,8 @@
  *   /tmp/make_corpus test/fuzz/corpus
  *
  * Writes OUTDIR/<target>/<name> for the targets bloom, bloom_state, cms,
- * topk, cbloom (values of that kind, of both bloom layouts), validate (all
+ * topk, cbloom (values of that kind, of both bloom layouts), growable
+ * (growable bloom values of both stage layouts, 1 to 64 stages), validate (all
  * values up to 64 kB), hex (the text form of the small ones, plus edge
  * texts) and blocked (fuzz_blocked's inputs: a shape and hashes).
  * Every value is checked with bs_validate(deep) before it is written.
@@ -32,6 +34,7 @@
 #include "core/cms.h"
 #include "core/endian.h"
 #include "core/format.h"
+#include "core/growable.h"
 #include "core/hash.h"
 #include "core/topk.h"
 
@@ -120,9 +123,9 @@ target_of(bs_kind kind)
 	return kind == BS_KIND_BLOOM_STATE ? "bloom_state" : bs_kind_name(kind);
 }
 
-/* Check a value and write it to its kind's corpus, validate/ and hex/. */
+/* Check a value and write it to target's corpus, validate/ and hex/. */
 static void
-keep(bs_kind kind, const char *name, const uint8_t *buf, size_t len)
+keep_in(const char *target, bs_kind kind, const char *name, const uint8_t *buf, size_t len)
 {
 	bs_error	err;
 	char		vname[256];
@@ -132,8 +135,8 @@ keep(bs_kind kind, const char *name, const uint8_t *buf, size_t len)
 		fprintf(stderr, "make_corpus: %s %s is not valid: %s\n", bs_kind_name(kind), name, err.msg);
 		exit(1);
 	}
-	write_file(target_of(kind), name, buf, len);
-	snprintf(vname, sizeof(vname), "%s-%s", target_of(kind), name);
+	write_file(target, name, buf, len);
+	snprintf(vname, sizeof(vname), "%s-%s", target, name);
 	if (len <= VALIDATE_MAX)
 		write_file("validate", vname, buf, len);
 	if (len <= HEX_MAX)
@@ -144,6 +147,13 @@ keep(bs_kind kind, const char *name, const uint8_t *buf, size_t len)
 		write_file("hex", vname, text, bs_hex_encoded_len(len));
 		free(text);
 	}
+}
+
+/* Check a value and write it to its kind's corpus, validate/ and hex/. */
+static void
+keep(bs_kind kind, const char *name, const uint8_t *buf, size_t len)
+{
+	keep_in(target_of(kind), kind, name, buf, len);
 }
 
 /* ---- bloom ---- */
@@ -635,6 +645,62 @@ make_blocked(void)
 	blocked_input("b96-k9-fpr0.5-dup", 96, 9, 0, 30, 20, false, true);
 }
 
+/* ---- growable bloom values (growable.h) ---- */
+
+/*
+ * bloom_empty(n0, fpr, growth => s, layout) with nkeys distinct keys added
+ * (nkeys past n0 opens stages, up to the limits); full_last counts the last stage full by hand,
+ * so that the next new key opens a stage.
+ */
+static void
+growable(const char *name, uint64_t n0, double fpr, uint32_t growth, uint32_t layout,
+		 uint8_t family, uint64_t seed, int nkeys, bool full_last)
+{
+	bs_growable *g = gen_alloc(NULL, sizeof(bs_growable));
+	uint8_t    *buf;
+	uint64_t	len;
+	bool		grown;
+	int			i;
+
+	if (bs_growable_new(n0, fpr, growth, layout, family, seed, &alloc, &buf, &len, NULL) != BS_OK)
+		die("bs_growable_new for %s", name);
+	bs_growable_view(buf, g);
+	/* an add fails only when a stage would be past the limits: the value is full */
+	for (i = 0; i < nkeys; i++)
+		if (bs_growable_add(g, next(), &alloc, &grown, NULL) != BS_OK)
+			break;
+	if (full_last)
+	{
+		uint64_t	cap;
+		double		p;
+
+		if (bs_growable_stage_target(n0, growth, fpr, g->nstages - 1, &cap, &p, NULL) != BS_OK)
+			die("bs_growable_stage_target for %s", name);
+		bs_store64(g->buf + BS_HEADER_SIZE + (uint64_t) (g->nstages - 1) * BS_GROWABLE_ENTRY_BYTES + 16, cap);
+	}
+	keep_in("growable", BS_KIND_BLOOM, name, g->buf, (size_t) g->len);
+}
+
+static void
+make_growable(void)
+{
+	growable("classic-1-0.01-s2-empty", 1, 0.01, 2, BS_LAYOUT_CLASSIC, BS_FAMILY_NONE, 0, 0, false);
+	growable("classic-100-0.01-s2-int", 100, 0.01, 2, BS_LAYOUT_CLASSIC, BS_FAMILY_INTEGER, 0, 50, false);
+	growable("classic-20-0.05-s2-4stages-text", 20, 0.05, 2, BS_LAYOUT_CLASSIC, BS_FAMILY_TEXT, 0, 250, false);
+	growable("classic-10-0.1-s3-5stages-seed9-uuid", 10, 0.1, 3, BS_LAYOUT_CLASSIC, BS_FAMILY_UUID, 9, 500, false);
+	growable("classic-5-0.3-s1-7stages-float", 5, 0.3, 1, BS_LAYOUT_CLASSIC, BS_FAMILY_FLOAT, 0, 40, false);
+	growable("classic-1-0.99-s1-64stages-int", 1, 0.99, 1, BS_LAYOUT_CLASSIC, BS_FAMILY_INTEGER, 0, 100000, false);
+	growable("classic-1-2pow-60-s1-4stages-date", 1, 0x1p-60, 1, BS_LAYOUT_CLASSIC, BS_FAMILY_DATE, 0, 4, true);
+	growable("classic-50-0.01-s64-full-bytea", 50, 0.01, 64, BS_LAYOUT_CLASSIC, BS_FAMILY_BYTEA, 0, 10, true);
+	growable("classic-8-0.5-s8-3stages-int", 8, 0.5, 8, BS_LAYOUT_CLASSIC, BS_FAMILY_INTEGER, 0, 600, false);
+	growable("blocked-1-0.01-s2-empty", 1, 0.01, 2, BS_LAYOUT_BLOCKED, BS_FAMILY_NONE, 0, 0, false);
+	growable("blocked-100-0.01-s2-int", 100, 0.01, 2, BS_LAYOUT_BLOCKED, BS_FAMILY_INTEGER, 0, 50, false);
+	growable("blocked-50-0.02-s2-4stages-text", 50, 0.02, 2, BS_LAYOUT_BLOCKED, BS_FAMILY_TEXT, 0, 700, false);
+	growable("blocked-8-0.1-s4-4stages-seed3-timestamptz", 8, 0.1, 4, BS_LAYOUT_BLOCKED, BS_FAMILY_TIMESTAMPTZ, 3, 500, false);
+	growable("blocked-30-0.01-s2-3stages-full-numeric", 30, 0.01, 2, BS_LAYOUT_BLOCKED, BS_FAMILY_NUMERIC, 0, 150, true);
+	growable("blocked-1-0.5-s1-20stages-timestamp", 1, 0.5, 1, BS_LAYOUT_BLOCKED, BS_FAMILY_TIMESTAMP, 0, 20, false);
+}
+
 /* ---- hex edge texts ---- */
 
 static void
@@ -670,6 +736,7 @@ main(int argc, char **argv)
 	make_topk();
 	make_cbloom();
 	make_blocked();
+	make_growable();
 	make_hex_edges();
 	printf("make_corpus: %d files, %zu bytes in %s\n", nfiles, nbytes, outdir);
 	return 0;

@@ -11,7 +11,11 @@
  * (deep and quick), the core's own functions must build exactly those bytes
  * from the listed keys (following the record's build line, with its layout:
  * classic or blocked), and the server's sketch must hold every listed key.
- * There must be records of the blocked layout, of a bloom and of a state.
+ * There must be records of the blocked layout, of a bloom and of a state,
+ * and growable filters (bloom_empty with a growth, then bloom_add key by key,
+ * and bloom_union of two), built here with bs_growable_new, bs_growable_add
+ * and bs_growable_or: of classic and blocked stages, one of 3 stages or
+ * more, and a union.
  *
  * The vectors are found, in this order, in $BS_VECTORS_DIR, in the directory
  * given as the first argument, next to this source file (test/unit/../vectors
@@ -34,6 +38,7 @@
 #include "core/cms.h"
 #include "core/endian.h"
 #include "core/format.h"
+#include "core/growable.h"
 #include "core/hash.h"
 #include "core/topk.h"
 #include "unit.h"
@@ -424,6 +429,11 @@ test_hash_vectors(const char *dir)
 /* Records of the blocked layout (a bloom of p3 = 1, a state with flag 0x10), by kind. */
 static int	blocked_seen[BS_KIND_CBLOOM + 1];
 
+/* Growable records by stage layout, of 3 stages or more, and unions. */
+static int	growable_seen[BS_LAYOUT_MAX + 1];
+static int	growable_3_stages;
+static int	growable_unions;
+
 typedef struct op
 {
 	bool		remove;
@@ -580,6 +590,75 @@ build(const record *r, int kind, uint8_t family, const op *ops, int nops,
 #define TRY(call) \
 	do { if ((st = (call)) != BS_OK) { snprintf(why, whylen, "%s: %s", fn, err.msg); return NULL; } } while (0)
 
+	/* growable: bloom_empty CAPACITY FPR GROWTH, bloom_union CAPACITY FPR GROWTH SPLIT */
+	if ((strcmp(fn, "bloom_empty") == 0 && argc == 4) || strcmp(fn, "bloom_union") == 0)
+	{
+		bool		is_union = fn[6] == 'u';
+		int			split = nops,
+					side;
+		bs_growable *g = unit_calloc(2, sizeof(bs_growable));
+		uint8_t    *out;
+
+		NEED_ARGS(is_union ? 4 : 3);
+		if (kind != BS_KIND_BLOOM)
+			goto wrong_kind;
+		if (is_union)
+		{
+			split = (int) d[3];
+			if (d[3] != split || split < 0 || split > nops)
+			{
+				free(g);
+				snprintf(why, whylen, "bloom_union splits %d keys at %g", nops, d[3]);
+				return NULL;
+			}
+		}
+		/* side 0 the first split keys, side 1 the rest (a union's second filter) */
+		for (side = 0; side < (is_union ? 2 : 1); side++)
+		{
+			uint8_t    *buf;
+			uint64_t	len;
+			bool		grown;
+			int			lo = side == 0 ? 0 : split,
+						hi = side == 0 ? split : nops;
+
+			/* bloom_empty has no family; bloom_add gives it the keys' */
+			if ((st = bs_growable_new((uint64_t) d[0], d[1], (uint32_t) d[2], layout,
+									  hi > lo ? family : BS_FAMILY_NONE, BS_DEFAULT_SEED, a,
+									  &buf, &len, &err)) != BS_OK)
+			{
+				free(g);
+				snprintf(why, whylen, "%s: %s", fn, err.msg);
+				return NULL;
+			}
+			bs_growable_view(buf, &g[side]);
+			for (i = lo; i < hi; i++)
+				if ((st = bs_growable_add(&g[side], ops[i].hash, a, &grown, &err)) != BS_OK)
+				{
+					free(g);
+					snprintf(why, whylen, "bs_growable_add: %s", err.msg);
+					return NULL;
+				}
+		}
+		if (is_union)
+		{
+			/* as src/bloom.c: into a copy of the side with more stages */
+			int			dst = g[0].nstages >= g[1].nstages ? 0 : 1;
+
+			if ((st = bs_growable_check_mergeable(&g[0], &g[1], &err)) != BS_OK)
+			{
+				free(g);
+				snprintf(why, whylen, "bs_growable_check_mergeable: %s", err.msg);
+				return NULL;
+			}
+			bs_growable_or(&g[dst], &g[1 - dst]);
+			g[0] = g[dst];
+			growable_unions++;
+		}
+		out = g[0].buf;
+		*outlen = (size_t) g[0].len;
+		free(g);
+		return out;
+	}
 	if (strcmp(fn, "bloom_empty_bits") == 0 || strcmp(fn, "bloom_empty") == 0)
 	{
 		uint64_t	m,
@@ -809,6 +888,24 @@ holds_keys(int kind, uint8_t *buf, size_t len, const op *ops, int nops,
 		}
 		buf = f;
 	}
+	if (kind == BS_KIND_BLOOM && bs_bloom_is_growable(buf))
+	{
+		bs_growable *g = unit_calloc(1, sizeof(bs_growable));
+		bool		ok;
+
+		bs_growable_view(buf, g);
+		ok = nops > 0 || bs_growable_bits_set(g) == 0;
+		for (i = 0; ok && i < nops; i++)
+			if (!bs_growable_contains(g, ops[i].hash))
+			{
+				snprintf(why, whylen, " (key %d is missing)", i);
+				ok = false;
+			}
+		if (nops == 0 && !ok)
+			snprintf(why, whylen, " (it holds something)");
+		free(g);
+		return ok;
+	}
 	if (nops == 0)
 	{
 		bs_header	h;
@@ -913,6 +1010,11 @@ test_record(const record *r, int *kinds_seen)
 		((kind == BS_KIND_BLOOM && bs_load32(want + BS_OFF_P3) == BS_LAYOUT_BLOCKED) ||
 		 (kind == BS_KIND_BLOOM_STATE && (bs_load32(want + BS_OFF_P3) & BS_BUILDER_BLOCKED))))
 		blocked_seen[kind]++;
+	if (wantlen >= BS_HEADER_SIZE && kind == BS_KIND_BLOOM && bs_bloom_is_growable(want))
+	{
+		growable_seen[bs_load32(want + BS_OFF_P3) & BS_LAYOUT_MAX]++;
+		growable_3_stages += bs_load64(want + BS_OFF_N) >= 3;
+	}
 
 	/* 1. the validator accepts the server's bytes */
 	deep = bs_validate(want, wantlen, kind, true, &h, &err);
@@ -1048,6 +1150,11 @@ test_sketch_vectors(const char *dir)
 	CHECK(blocked_seen[BS_KIND_BLOOM] >= 1 && blocked_seen[BS_KIND_BLOOM_STATE] >= 1,
 		  "sketches.txt: blocked-layout records of bloom (%d) and bloom_agg_state (%d)",
 		  blocked_seen[BS_KIND_BLOOM], blocked_seen[BS_KIND_BLOOM_STATE]);
+	CHECK(growable_seen[BS_LAYOUT_CLASSIC] >= 1 && growable_seen[BS_LAYOUT_BLOCKED] >= 1 &&
+		  growable_3_stages >= 1 && growable_unions >= 1,
+		  "sketches.txt: growable filters of classic (%d) and blocked (%d) stages, %d of 3 stages or more, %d unions",
+		  growable_seen[BS_LAYOUT_CLASSIC], growable_seen[BS_LAYOUT_BLOCKED], growable_3_stages,
+		  growable_unions);
 }
 
 int

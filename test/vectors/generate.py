@@ -308,6 +308,30 @@ def sketch_cases():
     v = ["1.5", "1.50", "2", "'NaN'", "2.0"]
     add("topk_numeric", "topk", "topk_agg 2 0.5 0.5", "numeric", v,
         rows_sql("topk_agg(v, 2, 0.5, 0.5 ORDER BY i)", "numeric", v))
+
+    # growable filters (header p3 = 2 | layout; version 1.4): bloom_add key by key past the
+    # capacity, so that stages open; a union of two with different numbers of stages
+    v = ["42", "7"]
+    add("bloom_growable_integer", "bloom", "bloom_empty 10 0.01 2", "integer", v,
+        chain_sql("bloom_empty(10, 0.01, growth => 2)", "bloom_add", ops_of(v)))
+    add("bloom_growable_empty_blocked", "bloom", "bloom_empty 5 0.1 3 blocked", "bigint", [],
+        "SELECT bloom_empty(5, 0.1, growth => 3, layout => 'blocked')")
+    v = [str(i) for i in range(1, 31)]
+    add("bloom_growable_classic_4_stages", "bloom", "bloom_empty 4 0.05 2", "bigint", v,
+        chain_sql("bloom_empty(4, 0.05, growth => 2)", "bloom_add", ops_of(v)))
+    v = ["'k%d'::text" % i for i in range(1, 41)]
+    add("bloom_growable_blocked_3_stages", "bloom", "bloom_empty 5 0.01 3 blocked", "text", v,
+        chain_sql("bloom_empty(5, 0.01, growth => 3, layout => 'blocked')", "bloom_add", ops_of(v)))
+    v = [str(i) for i in range(1, 26)]
+    add("bloom_growable_union", "bloom", "bloom_union 3 0.02 2 8", "bigint", v,
+        "SELECT bloom_union(%s, %s)"
+        % (chain_sql("bloom_empty(3, 0.02, growth => 2)", "bloom_add", ops_of(v[:8]))[len("SELECT "):],
+           chain_sql("bloom_empty(3, 0.02, growth => 2)", "bloom_add", ops_of(v[8:]))[len("SELECT "):]))
+    v = [str(i) for i in range(100, 120)]
+    add("bloom_growable_union_blocked", "bloom", "bloom_union 2 0.1 3 15 blocked", "integer", v,
+        "SELECT bloom_union(%s, %s)"
+        % (chain_sql("bloom_empty(2, 0.1, growth => 3, layout => 'blocked')", "bloom_add", ops_of(v[:15]))[len("SELECT "):],
+           chain_sql("bloom_empty(2, 0.1, growth => 3, layout => 'blocked')", "bloom_add", ops_of(v[15:]))[len("SELECT "):]))
     return cases
 
 
@@ -426,6 +450,9 @@ def write_sketches(cur, server_version, extversion):
         "#             | bloom_agg_state FPR | bloom_agg_state CAPACITY FPR | cbloom_agg_state FPR",
         "#             | cbloom_empty CAPACITY FPR BITS | cbloom_agg FPR | cms_empty_dims WIDTH DEPTH",
         "#             | cms_empty EPSILON DELTA | topk_agg K EPSILON DELTA",
+        "#             | bloom_empty CAPACITY FPR GROWTH (a growable filter, growth => GROWTH)",
+        "#             | bloom_union CAPACITY FPR GROWTH SPLIT (bloom_union(a, b) of two such growable",
+        "#               filters, a made from the first SPLIT keys, b from the others)",
         "#           the bloom and bloom_agg_state forms may end with a layout, classic (the default)",
         "#           or blocked: bloom_empty_bits 512 3 blocked is bloom_empty_bits(512, 3, 'blocked')",
         "#   family  the key family: number and name",

@@ -83,7 +83,9 @@ check_stats(const bs_growable *g, const char *what)
 				card = bs_growable_cardinality(g),
 				fpr = bs_growable_fpr(g);
 	uint64_t	m = 0,
-				x = 0;
+				x = 0,
+				gm,
+				gx;
 	uint32_t	i;
 
 	for (i = 0; i < g->nstages; i++)
@@ -93,9 +95,10 @@ check_stats(const bs_growable *g, const char *what)
 		m += g->stage[i].m;
 		x += bs_popcount(g->stage[i].bits, bs_bloom_payload_bytes(g->stage[i].m));
 	}
-	FZ_CHECK(bs_growable_bits(g) == m && bs_growable_bits_set(g) == x && x <= m,
+	bs_growable_bits(g, &gm, &gx);
+	FZ_CHECK(gm == m && gx == x && x <= m,
 			 "%s: %" PRIu64 " of %" PRIu64 " bits set, the stages sum to %" PRIu64 " of %" PRIu64, what,
-			 bs_growable_bits_set(g), bs_growable_bits(g), x, m);
+			 gx, gm, x, m);
 	FZ_CHECK(card >= 0 && (card == n || (isinf(card) && isinf(n))),
 			 "%s: cardinality %g, the stages' sum %g", what, card, n);
 	FZ_CHECK(fpr >= 0 && fpr <= 1 && fpr == 1 - miss, "%s: rate %g, compound of the stages %g", what, fpr, 1 - miss);

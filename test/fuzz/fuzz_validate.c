@@ -45,7 +45,13 @@ check_growable(const uint8_t *data, size_t size, fz_rng *r)
 		off += bs_bloom_payload_bytes(g.stage[i].m);
 	}
 	FZ_CHECK(off == size && g.len == size, "growable bloom of %" PRIu64 " bytes accepted at %zu bytes", off, size);
-	FZ_CHECK(bs_growable_bits_set(&g) <= bs_growable_bits(&g), "growable bloom has more bits set than it has");
+	{
+		uint64_t	m,
+					x;
+
+		bs_growable_bits(&g, &m, &x);
+		FZ_CHECK(x <= m, "growable bloom has more bits set than it has");
+	}
 	for (j = 0; j < 4; j++)
 		(void) bs_growable_contains(&g, fz_next(r));
 	(void) bs_growable_contains(&g, 0);

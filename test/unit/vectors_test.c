@@ -892,9 +892,12 @@ holds_keys(int kind, uint8_t *buf, size_t len, const op *ops, int nops,
 	{
 		bs_growable *g = unit_calloc(1, sizeof(bs_growable));
 		bool		ok;
+		uint64_t	m,
+					x;
 
 		bs_growable_view(buf, g);
-		ok = nops > 0 || bs_growable_bits_set(g) == 0;
+		bs_growable_bits(g, &m, &x);
+		ok = nops > 0 || x == 0;
 		for (i = 0; ok && i < nops; i++)
 			if (!bs_growable_contains(g, ops[i].hash))
 			{

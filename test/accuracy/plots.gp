@@ -259,3 +259,45 @@ unset multiplot
 unset logscale x
 set format x "%g"
 unset title
+
+# ---------------------------------------------------------------------------------------------
+# 10. Growable filters: measured rate / target, and size against a fixed filter, against the keys
+@double
+set output img . "/bloom_growable.png"
+set multiplot layout 1, 2 title "Growable filters: bloom\\_empty(1000, p, growth, layout) given N keys by bloom\\_add"
+f = data . "/growable.tsv"
+GP(i) = (i == 1 || i == 2 ? 0.01 : 0.001)
+GG(i) = (i == 1 || i == 3 ? 2 : 4)
+set title "measured rate / p (±2 se); lines: the bound p (1 - 2^{-stages}), growth 2 and 4"
+set xlabel "keys N (log scale; points of one N spread)"
+set ylabel "measured / p"
+set logscale x
+set format x "10^{%L}"
+set xrange [600:170000]
+set yrange [0.3:1.4]
+set key inside left top font ",9" maxrows 4
+plot 1 with lines lc rgb "#444444" lw 1 notitle, \
+     for [i=1:4] f using (column("n") * (1 + 0.04 * (i - 2.5))):(strcol("layout") eq "classic" && abs(column("p") - GP(i)) < 1e-9 && column("growth") == GG(i) ? column("measured_over_target") : NaN):(2 * column("rel_se") * column("measured_over_target")) \
+         with yerrorbars lt i title sprintf("p = %g, growth %d", GP(i), GG(i)), \
+     for [i=1:4] f using (column("n") * (1.2 + 0.04 * (i - 2.5))):(strcol("layout") eq "blocked" && abs(column("p") - GP(i)) < 1e-9 && column("growth") == GG(i) ? column("measured_over_target") : NaN):(2 * column("rel_se") * column("measured_over_target")) \
+         with yerrorbars lt i pt 4 notitle, \
+     f using "n":(strcol("layout") eq "classic" && abs(column("p") - 0.01) < 1e-9 && column("growth") == 2 ? column("bound") / column("p") : NaN) with lines lc rgb "#444444" lw 1 dt 2 notitle, \
+     f using "n":(strcol("layout") eq "classic" && abs(column("p") - 0.01) < 1e-9 && column("growth") == 4 ? column("bound") / column("p") : NaN) with lines lc rgb "#444444" lw 1 dt 3 notitle, \
+     NaN with points lc rgb "#444444" pt 7 title "classic", \
+     NaN with points lc rgb "#444444" pt 4 title "blocked"
+f = data . "/growable.tsv"
+set title "bytes / bytes of bloom\\_empty(N, p, layout); dashed: 3"
+set ylabel "size ratio"
+set yrange [0:8]
+set key inside left top font ",9" maxrows 4
+plot 3 with lines lc rgb "#444444" lw 1 dt 2 notitle, \
+     for [i=1:4] f using "n":(strcol("layout") eq "classic" && abs(column("p") - GP(i)) < 1e-9 && column("growth") == GG(i) ? column("size_ratio") : NaN) \
+         with linespoints lt i title sprintf("p = %g, growth %d", GP(i), GG(i)), \
+     for [i=1:4] f using "n":(strcol("layout") eq "blocked" && abs(column("p") - GP(i)) < 1e-9 && column("growth") == GG(i) ? column("size_ratio") : NaN) \
+         with linespoints lt i pt 4 dt 2 notitle, \
+     NaN with linespoints lc rgb "#444444" pt 7 title "classic", \
+     NaN with linespoints lc rgb "#444444" pt 4 dt 2 title "blocked"
+unset multiplot
+unset logscale x
+set format x "%g"
+unset title

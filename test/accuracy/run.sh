@@ -4,7 +4,7 @@
 # doc/accuracy.md.  Not a test (test/check.sh does not run it): it measures and plots, and its
 # exit status says only whether it ran.
 #
-#   bash test/accuracy/run.sh                          # everything, about 6 minutes on 2 CPUs
+#   bash test/accuracy/run.sh                          # everything, about 7 minutes on 2 CPUs
 #   ACC_SKIP_INSTALL=1 bash test/accuracy/run.sh       # use the extension as installed
 #   ACC_PLOTS_ONLY=1 bash test/accuracy/run.sh         # redraw the PNGs from the TSVs only
 #
@@ -27,6 +27,9 @@
 #                classic layout, false negatives, parallel plans against serial ones byte for byte
 #   topk_weighted  recall of topk_agg_weighted against k and three kinds of weights (issue 19)
 #   cms_window   a sliding 7-day Count-Min window kept by cms_subtract, against exact counts (issue 19)
+#   growable     growable filters (bloom_empty(capacity, fpr, growth)) given up to 100 times their
+#                capacity by bloom_add: rate against fpr and bloom_fpr, size against a fixed filter,
+#                false negatives; unions of two growable filters, stage by stage (issue 19)
 #
 # Settings (environment), with the sizes they set:
 #   ACC_BLOOM_N        keys per filter of bloom_fpr (20000)
@@ -43,6 +46,10 @@
 #   ACC_BLOCKED_N      the n of bloom_blocked's filters with a capacity ('{1000,10000,100000,1000000}')
 #   ACC_BLOCKED_AUTO_N the n of bloom_blocked's bloom_agg(x, NULL, p, 'blocked') past the exact phase ('{2000000}')
 #   ACC_BLOCKED_PAR_ROWS  rows of bloom_blocked's parallel check past the exact phase (2500000)
+#   ACC_GROWABLE_TESTS absent keys looked up per filter of growable, at least (2000000; 1000/p when more)
+#   ACC_GROWABLE_N     the numbers of keys growable adds to a filter made for 1,000 ('{1000,10000,50000,100000}')
+#   ACC_GROWABLE_UNION_N      keys of each of the two filters of growable's unions (25000)
+#   ACC_GROWABLE_UNION_TESTS  absent keys looked up per union, at least (1000000; 1000/p when more)
 #   ACC_STAGES         the stages to run, space-separated (all)
 #   ACC_SKIP_INSTALL   1: do not build and install the extension (use what is installed)
 #   ACC_PLOTS_ONLY     1: no server, no measurement: redraw the PNGs from the TSVs
@@ -69,7 +76,11 @@ ACC_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 : "${ACC_BLOCKED_N:={1000,10000,100000,1000000\}}"
 : "${ACC_BLOCKED_AUTO_N:={2000000\}}"
 : "${ACC_BLOCKED_PAR_ROWS:=2500000}"
-ACC_ALL_STAGES="bloom_fpr bloom_small bloom_auto cms topk cbloom bloom_blocked topk_weighted cms_window"
+: "${ACC_GROWABLE_TESTS:=2000000}"
+: "${ACC_GROWABLE_N:={1000,10000,50000,100000\}}"
+: "${ACC_GROWABLE_UNION_N:=25000}"
+: "${ACC_GROWABLE_UNION_TESTS:=1000000}"
+ACC_ALL_STAGES="bloom_fpr bloom_small bloom_auto cms topk cbloom bloom_blocked topk_weighted cms_window growable"
 : "${ACC_STAGES:=$ACC_ALL_STAGES}"
 : "${ACC_SKIP_INSTALL:=0}"
 : "${ACC_PLOTS_ONLY:=0}"
@@ -89,7 +100,10 @@ bs_require_int ACC_CB_TESTS "$ACC_CB_TESTS" 1000
 bs_require_int ACC_CB_STEPS "$ACC_CB_STEPS" 1
 bs_require_int ACC_BLOCKED_TESTS "$ACC_BLOCKED_TESTS" 1000
 bs_require_int ACC_BLOCKED_PAR_ROWS "$ACC_BLOCKED_PAR_ROWS" 1000
-for v in ACC_AUTO_N ACC_BLOCKED_N ACC_BLOCKED_AUTO_N; do
+bs_require_int ACC_GROWABLE_TESTS "$ACC_GROWABLE_TESTS" 1000
+bs_require_int ACC_GROWABLE_UNION_N "$ACC_GROWABLE_UNION_N" 2
+bs_require_int ACC_GROWABLE_UNION_TESTS "$ACC_GROWABLE_UNION_TESTS" 1000
+for v in ACC_AUTO_N ACC_BLOCKED_N ACC_BLOCKED_AUTO_N ACC_GROWABLE_N; do
 	case ${!v} in
 	'{'*'}') ;;
 	*) bs_die "$v must be an array literal such as '{10,100,1000}', got '${!v}'" ;;
@@ -122,6 +136,7 @@ declare -A ACC_OUT=(
 	[bloom_blocked]="acc_bloom_blocked_out:bloom_blocked.tsv acc_bloom_blocked_bits_out:bloom_blocked_bits.tsv acc_bloom_blocked_checks_out:bloom_blocked_checks.tsv"
 	[topk_weighted]="acc_topkw_out:topk_weighted.tsv"
 	[cms_window]="acc_cw_out:cms_window.tsv"
+	[growable]="acc_growable_out:growable.tsv acc_growable_stages_out:growable_stages.tsv acc_growable_union_out:growable_union.tsv acc_growable_union_stages_out:growable_union_stages.tsv acc_growable_spread_out:growable_spread.tsv"
 )
 
 # acc_earlier_runs <OLD_RUN_INFO: the parts of an earlier run_info.txt (its first part, and the
@@ -166,7 +181,9 @@ log_min_messages = warning"
 		-v "cms_rows=$ACC_CMS_ROWS" -v "topk_rows=$ACC_TOPK_ROWS" -v "cb_capacity=$ACC_CB_CAPACITY"
 		-v "cb_tests=$ACC_CB_TESTS" -v "cb_steps=$ACC_CB_STEPS"
 		-v "blocked_tests=$ACC_BLOCKED_TESTS" -v "blocked_n=$ACC_BLOCKED_N"
-		-v "blocked_auto_n=$ACC_BLOCKED_AUTO_N" -v "blocked_par_rows=$ACC_BLOCKED_PAR_ROWS")
+		-v "blocked_auto_n=$ACC_BLOCKED_AUTO_N" -v "blocked_par_rows=$ACC_BLOCKED_PAR_ROWS"
+		-v "growable_tests=$ACC_GROWABLE_TESTS" -v "growable_n=$ACC_GROWABLE_N"
+		-v "growable_union_n=$ACC_GROWABLE_UNION_N" -v "growable_union_tests=$ACC_GROWABLE_UNION_TESTS")
 	for stage in $ACC_STAGES; do
 		acc_log "stage $stage ($(acc_elapsed))"
 		t0=$(date +%s)
@@ -194,7 +211,7 @@ log_min_messages = warning"
 		echo "machine: $(nproc) CPUs ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)), $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo)"
 		echo "load average at the end: $(cut -d ' ' -f 1-3 /proc/loadavg) (other work on the machine slows the run, not the numbers)"
 		echo "server: PostgreSQL $version, bloomsketch $extversion (commit $rev; installed: $([ "$ACC_SKIP_INSTALL" = 1 ] && echo 'as found' || echo 'built and installed by this run'))"
-		echo "sizes: ACC_BLOOM_N=$ACC_BLOOM_N ACC_BLOOM_TESTS=$ACC_BLOOM_TESTS ACC_SMALL_TESTS=$ACC_SMALL_TESTS ACC_AUTO_TESTS=$ACC_AUTO_TESTS ACC_AUTO_N=$ACC_AUTO_N ACC_CMS_ROWS=$ACC_CMS_ROWS ACC_TOPK_ROWS=$ACC_TOPK_ROWS ACC_CB_CAPACITY=$ACC_CB_CAPACITY ACC_CB_TESTS=$ACC_CB_TESTS ACC_CB_STEPS=$ACC_CB_STEPS ACC_BLOCKED_TESTS=$ACC_BLOCKED_TESTS ACC_BLOCKED_N=$ACC_BLOCKED_N ACC_BLOCKED_AUTO_N=$ACC_BLOCKED_AUTO_N ACC_BLOCKED_PAR_ROWS=$ACC_BLOCKED_PAR_ROWS"
+		echo "sizes: ACC_BLOOM_N=$ACC_BLOOM_N ACC_BLOOM_TESTS=$ACC_BLOOM_TESTS ACC_SMALL_TESTS=$ACC_SMALL_TESTS ACC_AUTO_TESTS=$ACC_AUTO_TESTS ACC_AUTO_N=$ACC_AUTO_N ACC_CMS_ROWS=$ACC_CMS_ROWS ACC_TOPK_ROWS=$ACC_TOPK_ROWS ACC_CB_CAPACITY=$ACC_CB_CAPACITY ACC_CB_TESTS=$ACC_CB_TESTS ACC_CB_STEPS=$ACC_CB_STEPS ACC_BLOCKED_TESTS=$ACC_BLOCKED_TESTS ACC_BLOCKED_N=$ACC_BLOCKED_N ACC_BLOCKED_AUTO_N=$ACC_BLOCKED_AUTO_N ACC_BLOCKED_PAR_ROWS=$ACC_BLOCKED_PAR_ROWS ACC_GROWABLE_TESTS=$ACC_GROWABLE_TESTS ACC_GROWABLE_N=$ACC_GROWABLE_N ACC_GROWABLE_UNION_N=$ACC_GROWABLE_UNION_N ACC_GROWABLE_UNION_TESTS=$ACC_GROWABLE_UNION_TESTS"
 		echo "stages: $ACC_STAGES"
 		printf '%s\n' "${info[@]}"
 		echo "measurements: $(acc_elapsed) (with setup, without the plots)"

@@ -134,7 +134,8 @@ SELECT bloom_add(set_byte(set_byte(set_byte(bloom_empty(6000000, 0.01, growth =>
 -- ---------------------------------------------------------------------------
 -- Union: stage by stage.  Each stage's bits are the OR of both; its key
 -- count is the estimate from those bits, kept between the larger of the two
--- counts and their sum.  The result has the stages of the longer filter.
+-- counts and their sum (the larger count when one stage holds the other's
+-- bits, so f | f = f).  The result has the stages of the longer filter.
 -- ---------------------------------------------------------------------------
 CREATE TABLE parts (part int, layout text, f bloom);
 INSERT INTO parts

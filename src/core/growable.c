@@ -307,12 +307,25 @@ bs_growable_or(bs_growable *dst, const bs_growable *src)
 	{
 		bs_bloom   *d = &dst->stage[i];
 		uint64_t	j,
-					nbytes = bs_bloom_payload_bytes(d->m);
+					nbytes = bs_bloom_payload_bytes(d->m),
+					before = bs_popcount(d->bits, nbytes),
+					theirs = bs_popcount(src->stage[i].bits, nbytes),
+					after;
 
 		for (j = 0; j < nbytes; j++)
 			d->bits[j] |= src->stage[i].bits[j];
-		dst->count[i] = merged_count(dst->count[i], src->count[i],
-									 bs_bloom_cardinality_of(d));
+		after = bs_popcount(d->bits, nbytes);
+
+		/*
+		 * When one stage's bits hold the other's (a union with itself, or
+		 * with a filter of a subset of its keys in the same stages), the
+		 * union is that stage and keeps the larger count, so f | f = f.
+		 */
+		if (after == before || after == theirs)
+			dst->count[i] = dst->count[i] > src->count[i] ? dst->count[i] : src->count[i];
+		else
+			dst->count[i] = merged_count(dst->count[i], src->count[i],
+										 bs_bloom_cardinality_of(d));
 		bs_store64(entry_of(dst, i) + ENTRY_COUNT, dst->count[i]);
 	}
 	dst->family = bs_family_join(dst->family, src->family);

@@ -96,7 +96,8 @@ bs_status	bs_growable_check_mergeable(const bs_growable *a, const bs_growable *b
  * dst |= src stage by stage, in place; dst must have at least as many stages
  * (bs_growable_check_mergeable first).  The count of a stage becomes the
  * estimate from its merged bits (rounded), kept between the larger of the
- * two counts and their sum.
+ * two counts and their sum; when one stage's bits hold the other's, the
+ * larger of the two counts.
  */
 void		bs_growable_or(bs_growable *dst, const bs_growable *src);
 

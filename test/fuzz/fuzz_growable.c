@@ -229,7 +229,14 @@ union_and_check(const bs_growable *a, const bs_growable *b, bs_growable *u, cons
 		for (j = 0; j < nbytes; j++)
 			FZ_CHECK(u->stage[i].bits[j] == (dst->stage[i].bits[j] | src->stage[i].bits[j]),
 					 "%s: stage %u byte %" PRIu64 " is not the OR of both", what, i, j);
-		FZ_CHECK(u->count[i] == want_count(dst->count[i], src->count[i], bs_bloom_cardinality_of(&u->stage[i])),
+		/* one stage's bits within the other's: the larger count, else the rule */
+		if (memcmp(u->stage[i].bits, dst->stage[i].bits, nbytes) == 0 ||
+			memcmp(u->stage[i].bits, src->stage[i].bits, nbytes) == 0)
+			FZ_CHECK(u->count[i] == (dst->count[i] > src->count[i] ? dst->count[i] : src->count[i]),
+					 "%s: stage %u counts %" PRIu64 " after merging %" PRIu64 " and %" PRIu64 ", one within the other",
+					 what, i, u->count[i], dst->count[i], src->count[i]);
+		else
+			FZ_CHECK(u->count[i] == want_count(dst->count[i], src->count[i], bs_bloom_cardinality_of(&u->stage[i])),
 				 "%s: stage %u counts %" PRIu64 " after merging %" PRIu64 " and %" PRIu64, what, i,
 				 u->count[i], dst->count[i], src->count[i]);
 	}
@@ -421,11 +428,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	dup_view(x, u);
 	fz_check_error(bs_growable_check_mergeable(u, x, &err), BS_OK, &err, "merge with itself");
 	bs_growable_or(u, x);
-	for (i = 0; i < x->nstages; i++)
-		FZ_CHECK(memcmp(u->stage[i].bits, x->stage[i].bits, bs_bloom_payload_bytes(x->stage[i].m)) == 0 &&
-				 u->count[i] == want_count(x->count[i], x->count[i], bs_bloom_cardinality_of(&x->stage[i])),
-				 "x | x: stage %u changed bits or counts %" PRIu64 " for %" PRIu64, i, u->count[i], x->count[i]);
-	FZ_CHECK(memcmp(u->buf, x->buf, BS_HEADER_SIZE) == 0, "x | x changed the header");
+	FZ_CHECK(u->len == x->len && memcmp(u->buf, x->buf, (size_t) x->len) == 0,
+			 "x | x is not x, byte for byte");
 	fz_roundtrip(u->buf, (size_t) u->len, BS_KIND_BLOOM, "x | x");
 
 	/* with y, x with a stage more (or the same when none could open) */

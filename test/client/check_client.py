@@ -553,6 +553,25 @@ def check_cms_topk(bs, cur, n_rows, n_probes):
           "client %s\nserver %s" % (mine, server_items))
 
 
+def compare_membership(cur, f, fn, tag, table, n):
+    """The client's f.contains against the server's @> of f_<tag> for every row of table (x, v):
+    rows x <= n hold the keys added.  Returns the disagreements, the false negatives, the false
+    positives among the other rows, and the keys of the first n rows."""
+    cur.execute("SELECT x, v, (SELECT f FROM f_%s) @> v FROM %s ORDER BY x" % (tag, table))
+    disagree, false_neg, fp, present = [], 0, 0, []
+    for x, v, server in cur:
+        key = fn(v)
+        mine = f.contains(key)
+        if mine != server:
+            disagree.append((x, v, server))
+        if x <= n:
+            present.append(key)
+            false_neg += not mine
+        else:
+            fp += mine
+    return disagree, false_neg, fp, present
+
+
 def check_blocked_filter(bs, cur, encoding, label, typ, expr, n, make, tag, build):
     """A blocked filter made in SQL over keys 1..n (make: an aggregate over
     the table's v, or a DO block that fills f_TAG), compared with the client:
@@ -570,18 +589,7 @@ def check_blocked_filter(bs, cur, encoding, label, typ, expr, n, make, tag, buil
     raw, names = bytes(row[0]), [d[0] for d in cur.description]
     info = dict(zip(names[1:], row[1:]))
     f = bs.load(raw)
-    cur.execute("SELECT x, v, (SELECT f FROM f_%s) @> v FROM %s ORDER BY x" % (tag, table))
-    disagree, false_neg, fp, present = [], 0, 0, []
-    for x, v, server in cur:
-        key = fn(v)
-        mine = f.contains(key)
-        if mine != server:
-            disagree.append((x, v, server))
-        if x <= n:
-            present.append(key)
-            false_neg += not mine
-        else:
-            fp += mine
+    disagree, false_neg, fp, present = compare_membership(cur, f, fn, tag, table, n)
     problems = []
     if not isinstance(f, bs.Bloom) or f.layout != bs.LAYOUT_BLOCKED or info["layout"] != "blocked":
         problems.append("not a blocked bloom: %r, layout %s" % (f, info["layout"]))
@@ -749,18 +757,7 @@ def check_growable_filter(bs, cur, encoding, label, typ, expr, n, layout, tag):
         problems.append("not a growable filter of %s stages: %r" % (layout, f))
         check(False, "growable %s filter over %d %s keys" % (layout, n, label), "\n".join(problems))
         return table, None
-    cur.execute("SELECT x, v, (SELECT f FROM f_%s) @> v FROM %s ORDER BY x" % (tag, table))
-    disagree, false_neg, fp, present = [], 0, 0, []
-    for x, v, server in cur:
-        key = fn(v)
-        mine = f.contains(key)
-        if mine != server:
-            disagree.append((x, v, server))
-        if x <= n:
-            present.append(key)
-            false_neg += not mine
-        else:
-            fp += mine
+    disagree, false_neg, fp, present = compare_membership(cur, f, fn, tag, table, n)
     if disagree or false_neg:
         problems.append("%d disagreements with @> (first %s), %d false negatives"
                         % (len(disagree), disagree[:5], false_neg))

@@ -10,12 +10,11 @@
 #include <math.h>
 
 #include "access/htup_details.h"
-#include "catalog/pg_type.h"
+#include "funcapi.h"
 #include "miscadmin.h"
 #include "utils/array.h"
-#include "utils/lsyscache.h"
-#include "funcapi.h"
 #include "utils/builtins.h"
+#include "utils/lsyscache.h"
 
 #include "core/bloom.h"
 #include "core/growable.h"

@@ -29,6 +29,7 @@
 
 #include "core/builder.h"
 #include "core/format.h"
+#include "core/topk.h"
 #include "core/hash.h"
 #include "core/status.h"
 
@@ -329,5 +330,24 @@ extern Datum bs_builder_state_datum(bs_builder_eo *eo);
 extern Datum bs_builder_state_return(FunctionCallInfo fcinfo, uint8_t *s);
 /* A bloom_agg_state argument's complete bytes, without copying our expanded state. */
 extern void bs_builder_state_arg(FunctionCallInfo fcinfo, int argno, bs_sketch_ref *ref);
+
+/* --- the state of topk_agg as an expanded object (topk_state.c) --- */
+
+typedef struct bs_topk_eo bs_topk_eo;
+
+/* Argument argno if it is our read-write expanded state, else NULL. */
+extern bs_topk_eo *bs_topk_state_rw(FunctionCallInfo fcinfo, int argno);
+/* Argument argno if it is our expanded state, read-write or read-only, else NULL. */
+extern bs_topk_eo *bs_topk_state_of(FunctionCallInfo fcinfo, int argno);
+extern bs_topk_state *bs_topk_eo_state(bs_topk_eo *eo);
+/* A new empty state, or one holding a format-2 value, in the aggregate's memory. */
+extern bs_topk_eo *bs_topk_state_new(FunctionCallInfo fcinfo, const bs_topk_params *p,
+									 uint8_t family);
+extern bs_topk_eo *bs_topk_state_load_value(FunctionCallInfo fcinfo, const uint8_t *data,
+											size_t len);
+/* The aggregate arguments the state was checked against (k, epsilon's and delta's bits). */
+extern bool bs_topk_state_args_are(bs_topk_eo *eo, int32 k, uint64 eps_bits, uint64 delta_bits);
+extern void bs_topk_state_set_args(bs_topk_eo *eo, int32 k, uint64 eps_bits, uint64 delta_bits);
+extern Datum bs_topk_state_datum(bs_topk_eo *eo);
 
 #endif

@@ -76,10 +76,16 @@ bs_validate(const uint8_t *buf, size_t len, bs_kind kind, bool deep,
 					   "%s value has a bad magic number: not a bloomsketch sketch",
 					   bs_kind_name(kind));
 	bs_header_read(buf, &h);
-	if (h.version != BS_FORMAT_VERSION)
-		return bs_fail(err, BS_ERR_FORMAT,
-					   "%s value has format version %d; this version reads version %d",
-					   bs_kind_name(kind), h.version, BS_FORMAT_VERSION);
+	if (def == NULL)
+		return bs_fail(err, BS_ERR_FORMAT, "unknown sketch kind %d", kind);
+	if (h.version < 1 || h.version > def->max_version)
+		return def->max_version == 1
+			? bs_fail(err, BS_ERR_FORMAT,
+					  "%s value has format version %d; this version reads version 1",
+					  bs_kind_name(kind), h.version)
+			: bs_fail(err, BS_ERR_FORMAT,
+					  "%s value has format version %d; this version reads versions 1 to %d",
+					  bs_kind_name(kind), h.version, def->max_version);
 	if (h.kind != kind)
 		return bs_kind_def_of(h.kind) == NULL
 			? bs_fail(err, BS_ERR_FORMAT,
@@ -99,8 +105,6 @@ bs_validate(const uint8_t *buf, size_t len, bs_kind kind, bool deep,
 		return bs_fail(err, BS_ERR_FORMAT,
 					   "%s value is too long: %zu bytes", bs_kind_name(kind), len);
 
-	if (def == NULL)
-		return bs_fail(err, BS_ERR_FORMAT, "unknown sketch kind %d", kind);
 	if (def->check(&h, buf + BS_HEADER_SIZE, len - BS_HEADER_SIZE, deep, err) != BS_OK)
 		return BS_ERR_FORMAT;
 	if (out)

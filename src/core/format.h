@@ -6,7 +6,7 @@
  *
  *   off size field
  *     0    4 magic "BSKT"
- *     4    1 format version (1)
+ *     4    1 format version (1; topk also 2)
  *     5    1 kind (bs_kind)
  *     6    1 hash algorithm (BS_HASH_XXH3_64)
  *     7    1 key family (bs_family)
@@ -93,6 +93,7 @@ typedef struct bs_kind_def
 {
 	const char *name;
 	bs_kind_check check;
+	int			max_version;	/* format versions 1 to this are read */
 } bs_kind_def;
 
 /* The definition of kind, or NULL for a value no kind has. */

@@ -13,11 +13,11 @@
 #include "topk.h"
 
 static const bs_kind_def kinds[] = {
-	[BS_KIND_BLOOM] = {"bloom", bs_bloom_check},
-	[BS_KIND_BLOOM_STATE] = {"bloom_agg_state", bs_builder_check},
-	[BS_KIND_CMS] = {"cms", bs_cms_check},
-	[BS_KIND_TOPK] = {"topk", bs_topk_check},
-	[BS_KIND_CBLOOM] = {"cbloom", bs_cbloom_check},
+	[BS_KIND_BLOOM] = {"bloom", bs_bloom_check, BS_FORMAT_VERSION},
+	[BS_KIND_BLOOM_STATE] = {"bloom_agg_state", bs_builder_check, BS_FORMAT_VERSION},
+	[BS_KIND_CMS] = {"cms", bs_cms_check, BS_FORMAT_VERSION},
+	[BS_KIND_TOPK] = {"topk", bs_topk_check, BS_TOPK_FORMAT},
+	[BS_KIND_CBLOOM] = {"cbloom", bs_cbloom_check, BS_FORMAT_VERSION},
 };
 
 const bs_kind_def *

@@ -40,7 +40,7 @@
 #include "core/format.h"
 #include "core/hash.h"
 #include "core/status.h"
-#include "core/topk.h"
+#include "core/topk_v1.h"
 
 int			LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -6,7 +6,7 @@
  * The input is the value's bytes.  When bs_validate(deep) accepts them:
  *   - topk_info, topk_items: the view, the candidates and their key bytes
  *     (each key hashes to its candidate's hash), on the canonical form;
- *   - topk_final: bs_topk_compact; the result is valid, canonical (compact
+ *   - topk_final: bs_topk1_compact; the result is valid, canonical (compact
  *     of it is the same bytes) and sorted by estimate;
  *   - topk_add / topk_agg_trans: a candidate's own key (the update path),
  *     new keys of the value's family (a key family is taken if it had none),
@@ -68,28 +68,28 @@ check_value(const uint8_t *buf, size_t len, const char *what)
 static uint8_t *
 compact_checked(const uint8_t *buf, size_t len, size_t *outlen, const char *what)
 {
-	uint8_t    *c = bs_topk_compact(buf, len, &fz_allocator, outlen),
+	uint8_t    *c = bs_topk1_compact(buf, len, &fz_allocator, outlen),
 			   *cc;
 	size_t		cclen;
-	bs_topk		t;
+	bs_topk1		t;
 	uint32_t	i;
 
 	check_value(c, *outlen, what);
-	cc = bs_topk_compact(c, *outlen, &fz_allocator, &cclen);
+	cc = bs_topk1_compact(c, *outlen, &fz_allocator, &cclen);
 	FZ_CHECK(cclen == *outlen && memcmp(cc, c, cclen) == 0, "%s: compact of a compact value differs", what);
-	bs_topk_view(c, *outlen, &t);
+	bs_topk1_view(c, *outlen, &t);
 	/* topk_items: the first min(ncand, k) candidates and their keys */
 	for (i = 0; i < t.ncand; i++)
 	{
-		bs_topk_item it,
+		bs_topk1_item it,
 					prev;
 
-		bs_topk_item_at(&t, i, &it);
+		bs_topk1_item_at(&t, i, &it);
 		FZ_CHECK(bs_hash_bytes(it.key, it.len, t.cms.seed) == it.hash, "%s: candidate %u's key does not hash to it", what, i);
 		FZ_CHECK(it.count == bs_cms_frequency(&t.cms, it.hash), "%s: candidate %u's estimate is not the sketch's", what, i);
 		if (i > 0)
 		{
-			bs_topk_item_at(&t, i - 1, &prev);
+			bs_topk1_item_at(&t, i - 1, &prev);
 			FZ_CHECK(prev.count > it.count || (prev.count == it.count && prev.hash < it.hash),
 					 "%s: candidates %u and %u are out of order", what, i - 1, i);
 		}
@@ -109,9 +109,9 @@ add_checked(const uint8_t *buf, size_t len, size_t *outlen, const uint8_t *key, 
 				h = bs_hash_bytes(key, keylen, seed);
 	bs_error	err;
 	bs_status	st = BS_OK;
-	bs_topk		t;
+	bs_topk1		t;
 
-	res = bs_topk_add(v, &vlen, h, key, keylen, family, count, &fz_allocator, &err, &st);
+	res = bs_topk1_add(v, &vlen, h, key, keylen, family, count, &fz_allocator, &err, &st);
 	if (want != BS_OK)
 	{
 		FZ_CHECK(res == NULL, "%s: a refused add returned a value", what);
@@ -128,7 +128,7 @@ add_checked(const uint8_t *buf, size_t len, size_t *outlen, const uint8_t *key, 
 	}
 	fz_check_error(st, BS_OK, &err, what);
 	check_value(res, vlen, what);
-	bs_topk_view(res, vlen, &t);
+	bs_topk1_view(res, vlen, &t);
 	FZ_CHECK(bs_cms_frequency(&t.cms, h) >= count, "%s: estimate below the count added", what);
 	*outlen = vlen;
 	return res;
@@ -142,7 +142,7 @@ merge_checked(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen, size
 	bs_status	st = BS_OK;
 	uint8_t    *a2 = fz_dup(a, alen),
 			   *b2 = fz_dup(b, blen),
-			   *m = bs_topk_merge(a2, alen, b2, blen, &fz_allocator, outlen, &err, &st);
+			   *m = bs_topk1_merge(a2, alen, b2, blen, &fz_allocator, outlen, &err, &st);
 
 	FZ_CHECK(memcmp(a2, a, alen) == 0 && memcmp(b2, b, blen) == 0, "%s: a merge changed a source", what);
 	if (m == NULL)
@@ -163,7 +163,7 @@ merge_refused(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen, bs_s
 	bs_error	err;
 	bs_status	st = BS_OK;
 	size_t		outlen = 0;
-	uint8_t    *m = bs_topk_merge(a, alen, b, blen, &fz_allocator, &outlen, &err, &st);
+	uint8_t    *m = bs_topk1_merge(a, alen, b, blen, &fz_allocator, &outlen, &err, &st);
 
 	FZ_CHECK(m == NULL, "%s: merge succeeded", what);
 	fz_check_error(st, want, &err, what);
@@ -175,7 +175,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	bs_header	h;
 	bs_error	err;
 	fz_rng		r;
-	bs_topk		t;
+	bs_topk1		t;
 	uint8_t    *canon,
 			   *v,
 			   *c,
@@ -195,15 +195,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	r = fz_rng_for(data, size);
 
 	/* topk_info and the candidates as they came */
-	bs_topk_view((uint8_t *) data, size, &t);
+	bs_topk1_view((uint8_t *) data, size, &t);
 	FZ_CHECK(t.ncand <= t.cap && t.heap_used <= t.heap_cap &&
 			 size == BS_HEADER_SIZE + t.cms.width * t.cms.depth * 8 + (uint64_t) t.cap * BS_TOPK_SLOT + t.heap_cap,
 			 "topk view does not add up to its %zu bytes", size);
 	for (i = 0; i < t.ncand; i++)
 	{
-		bs_topk_item it;
+		bs_topk1_item it;
 
-		bs_topk_item_at(&t, i, &it);
+		bs_topk1_item_at(&t, i, &it);
 		FZ_CHECK(bs_hash_bytes(it.key, it.len, t.cms.seed) == it.hash, "input candidate %u's key does not hash to it", i);
 	}
 
@@ -241,9 +241,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	vlen = size;
 	if (t.ncand > 0)
 	{
-		bs_topk_item it;
+		bs_topk1_item it;
 
-		bs_topk_item_at(&t, (uint32_t) fz_below(&r, t.ncand), &it);
+		bs_topk1_item_at(&t, (uint32_t) fz_below(&r, t.ncand), &it);
 		memcpy(key, it.key, it.len);
 		res = add_checked(v, vlen, &olen, key, it.len, family, 1 + fz_below(&r, 3), BS_OK, "add a candidate's key");
 		if (res)
@@ -264,7 +264,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	make_key(family, &r, key, &keylen);
 	(void) add_checked(v, vlen, &olen, key, keylen, family, 0, BS_OK, "add count 0");
-	bs_topk_view(v, vlen, &t);
+	bs_topk1_view(v, vlen, &t);
 	(void) add_checked(v, vlen, &olen, key, keylen, family, BS_CMS_MAX_COUNT - t.cms.total, BS_OK, "add up to the largest total");
 	(void) add_checked(v, vlen, &olen, key, keylen, family, BS_CMS_MAX_COUNT - t.cms.total + 1, BS_ERR_LIMIT, "add past the largest total");
 	{
@@ -289,13 +289,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	(void) merge_checked(data, size, v, vlen, &olen, "merge with itself after adds");
 
 	/* with a valid value of the same shape, both orders */
-	bs_topk_view((uint8_t *) data, size, &t);
-	FZ_CHECK(bs_topk_size(t.cms.width, t.cms.depth, t.k, 32, &total, &err) == BS_OK,
-			 "bs_topk_size of an accepted value's shape: %s", err.msg);
+	bs_topk1_view((uint8_t *) data, size, &t);
+	FZ_CHECK(bs_topk1_size(t.cms.width, t.cms.depth, t.k, 32, &total, &err) == BS_OK,
+			 "bs_topk1_size of an accepted value's shape: %s", err.msg);
 	FZ_CHECK(total <= size + 32 + BS_HEADER_SIZE, "an empty value of the shape is larger than the input");
 	c = fz_alloc(NULL, (size_t) total);
 	clen2 = (size_t) total;
-	bs_topk_init(c, t.cms.width, t.cms.depth, t.k, 32, (fz_next(&r) & 1) ? h.family : BS_FAMILY_NONE, h.seed);
+	bs_topk1_init(c, t.cms.width, t.cms.depth, t.k, 32, (fz_next(&r) & 1) ? h.family : BS_FAMILY_NONE, h.seed);
 	for (i = 0; i < 4; i++)
 	{
 		make_key(family, &r, key, &keylen);
@@ -324,25 +324,25 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		uint64_t	ow = t.cms.width == 1 ? 2 : t.cms.width - 1;
 		uint8_t    *ob;
 
-		FZ_CHECK(bs_topk_size(t.cms.width, t.cms.depth, ok, 0, &total, &err) == BS_OK, "size: %s", err.msg);
+		FZ_CHECK(bs_topk1_size(t.cms.width, t.cms.depth, ok, 0, &total, &err) == BS_OK, "size: %s", err.msg);
 		if (total <= 2 * size + 4096)
 		{
 			ob = fz_alloc(NULL, (size_t) total);
-			bs_topk_init(ob, t.cms.width, t.cms.depth, ok, 0, h.family, h.seed);
+			bs_topk1_init(ob, t.cms.width, t.cms.depth, ok, 0, h.family, h.seed);
 			merge_refused(data, size, ob, (size_t) total, BS_ERR_SHAPE, "merge with another k");
 		}
-		FZ_CHECK(bs_topk_size(ow, t.cms.depth, t.k, 0, &total, &err) == BS_OK, "size: %s", err.msg);
+		FZ_CHECK(bs_topk1_size(ow, t.cms.depth, t.k, 0, &total, &err) == BS_OK, "size: %s", err.msg);
 		ob = fz_alloc(NULL, (size_t) total);
-		bs_topk_init(ob, ow, t.cms.depth, t.k, 0, h.family, h.seed);
+		bs_topk1_init(ob, ow, t.cms.depth, t.k, 0, h.family, h.seed);
 		merge_refused(ob, (size_t) total, data, size, BS_ERR_SHAPE, "merge with another width");
-		FZ_CHECK(bs_topk_size(t.cms.width, t.cms.depth, t.k, 0, &total, &err) == BS_OK, "size: %s", err.msg);
+		FZ_CHECK(bs_topk1_size(t.cms.width, t.cms.depth, t.k, 0, &total, &err) == BS_OK, "size: %s", err.msg);
 		ob = fz_alloc(NULL, (size_t) total);
-		bs_topk_init(ob, t.cms.width, t.cms.depth, t.k, 0, h.family, h.seed + 1);
+		bs_topk1_init(ob, t.cms.width, t.cms.depth, t.k, 0, h.family, h.seed + 1);
 		merge_refused(data, size, ob, (size_t) total, BS_ERR_SHAPE, "merge with another seed");
 		if (h.family != BS_FAMILY_NONE)
 		{
 			ob = fz_alloc(NULL, (size_t) total);
-			bs_topk_init(ob, t.cms.width, t.cms.depth, t.k, 0, fz_other_family(h.family), h.seed);
+			bs_topk1_init(ob, t.cms.width, t.cms.depth, t.k, 0, fz_other_family(h.family), h.seed);
 			merge_refused(data, size, ob, (size_t) total, BS_ERR_FAMILY, "merge with another family");
 		}
 	}

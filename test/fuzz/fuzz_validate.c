@@ -149,10 +149,10 @@ check_cms(const uint8_t *data, size_t size, bool deep, fz_rng *r)
 static void
 check_topk(const uint8_t *data, size_t size, bool deep, fz_rng *r)
 {
-	bs_topk		t;
+	bs_topk1		t;
 	uint32_t	i;
 
-	bs_topk_view((uint8_t *) data, size, &t);
+	bs_topk1_view((uint8_t *) data, size, &t);
 	FZ_CHECK(t.heap >= data && (size_t) (t.heap - data) <= size && t.ncand <= t.cap &&
 			 t.heap_used <= t.heap_cap && t.k >= 1 && t.k <= BS_TOPK_MAX_K,
 			 "topk view out of its value: %u of %u candidates, %u of %" PRIu64 " key bytes",
@@ -160,9 +160,9 @@ check_topk(const uint8_t *data, size_t size, bool deep, fz_rng *r)
 	(void) bs_cms_frequency(&t.cms, fz_next(r));
 	for (i = 0; i < t.ncand; i++)
 	{
-		bs_topk_item it;
+		bs_topk1_item it;
 
-		bs_topk_item_at(&t, i, &it);
+		bs_topk1_item_at(&t, i, &it);
 		FZ_CHECK(it.key >= t.heap && it.key + it.len <= t.heap + t.heap_used,
 				 "topk candidate %u's key lies outside the used key bytes", i);
 		(void) fz_touch(it.key, it.len);

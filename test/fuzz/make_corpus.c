@@ -2,7 +2,7 @@
  * make_corpus.c: the seed corpus of the fuzz targets, made by the core's own
  * constructors (bs_bloom_init, bs_growable_new and bs_growable_add,
  * bs_builder_new_* and bs_builder_add,
- * bs_cms_init and bs_cms_add, bs_topk_init / bs_topk_add / bs_topk_compact,
+ * bs_cms_init and bs_cms_add, bs_topk1_init / bs_topk1_add / bs_topk1_compact,
  * bs_cbloom_init / bs_cbloom_add_hash, bs_builder_finish_counting), so every
  * file is a valid value of its kind and shape variant.  Deterministic: the
  * keys come from splitmix64, so a rerun writes the same bytes.
@@ -36,7 +36,7 @@
 #include "core/format.h"
 #include "core/growable.h"
 #include "core/hash.h"
-#include "core/topk.h"
+#include "core/topk_v1.h"
 
 /* Values at most this long also go to validate/; at most HEX_MAX to hex/. */
 #define VALIDATE_MAX 65536
@@ -392,11 +392,11 @@ topk(const char *name, uint64_t width, uint32_t depth, uint32_t k, uint64_t heap
 	size_t		len;
 	int			i;
 
-	if (bs_topk_size(width, depth, k, heap_cap, &total, NULL) != BS_OK)
+	if (bs_topk1_size(width, depth, k, heap_cap, &total, NULL) != BS_OK)
 		die("bad topk shape for %s", name);
 	len = (size_t) total;
 	buf = gen_alloc(NULL, len);
-	bs_topk_init(buf, width, depth, k, heap_cap, family, seed);
+	bs_topk1_init(buf, width, depth, k, heap_cap, family, seed);
 	for (i = 0; i < nadds; i++)
 	{
 		uint8_t		key[KEY_MAX];
@@ -409,13 +409,13 @@ topk(const char *name, uint64_t width, uint32_t depth, uint32_t k, uint64_t heap
 		bs_status	st;
 		uint64_t	count = (i == 0 && bigcount) ? bigcount : 1 + below(3);
 
-		buf = bs_topk_add(buf, &len, bs_hash_bytes(key, klen, seed), key, klen, family, count,
+		buf = bs_topk1_add(buf, &len, bs_hash_bytes(key, klen, seed), key, klen, family, count,
 						  &alloc, &err, &st);
 		if (buf == NULL)
 			die("topk add: %s", err.msg);
 	}
 	if (canonical)
-		buf = bs_topk_compact(buf, len, &alloc, &len);
+		buf = bs_topk1_compact(buf, len, &alloc, &len);
 	keep(BS_KIND_TOPK, name, buf, len);
 }
 

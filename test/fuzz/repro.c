@@ -25,7 +25,7 @@
 #include "core/endian.h"
 #include "core/format.h"
 #include "core/hash.h"
-#include "core/topk.h"
+#include "core/topk_v1.h"
 
 static size_t largest_alloc;
 static void *blocks[256];
@@ -190,17 +190,17 @@ finding2(void)
 			   *c;
 	size_t		len,
 				clen;
-	bs_topk		t;
+	bs_topk1		t;
 	bs_error	err;
 	bs_status	st;
 
 	printf("finding 2: a topk value whose candidates share key bytes\n");
-	if (bs_topk_size(1, 1, k, heap, &total, NULL) != BS_OK)
+	if (bs_topk1_size(1, 1, k, heap, &total, NULL) != BS_OK)
 		exit(2);
 	len = (size_t) total;
 	v = repro_alloc(NULL, len);
-	bs_topk_init(v, 1, 1, k, heap, BS_FAMILY_BYTEA, BS_DEFAULT_SEED);
-	bs_topk_view(v, len, &t);
+	bs_topk1_init(v, 1, 1, k, heap, BS_FAMILY_BYTEA, BS_DEFAULT_SEED);
+	bs_topk1_view(v, len, &t);
 	for (i = 0; i < heap; i++)
 	{
 		r = r * UINT64_C(6364136223846793005) + UINT64_C(1442695040888963407);
@@ -227,9 +227,9 @@ finding2(void)
 		return false;
 	}
 	largest_alloc = 0;
-	c = bs_topk_compact(v, len, &alloc, &clen);
+	c = bs_topk1_compact(v, len, &alloc, &clen);
 	st = bs_validate(c, clen, BS_KIND_TOPK, true, NULL, &err);
-	printf("  bs_topk_compact (topk_final, topk_items, topk_add): a %zu-byte value (%.0f times the input; bs_validate = %d), largest allocation %zu bytes\n",
+	printf("  bs_topk1_compact (topk_final, topk_items, topk_add): a %zu-byte value (%.0f times the input; bs_validate = %d), largest allocation %zu bytes\n",
 		   clen, (double) clen / (double) len, (int) st, largest_alloc);
 	printf("  SQL: SELECT * FROM topk_items('<the value, 2 x %zu hex digits>'::topk);  -- allocates ~%zu MB\n",
 		   len, clen >> 20);

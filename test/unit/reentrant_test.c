@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "core/bloom.h"
-#include "core/topk.h"
+#include "core/topk_v1.h"
 #include "unit.h"
 
 /*
@@ -35,18 +35,18 @@ topk_of(uint32_t k, uint32_t n, uint64_t base, bool crowded)
 {
 	uint64_t	total;
 	tval		v;
-	bs_topk		t;
+	bs_topk1		t;
 	uint32_t	i;
 
-	if (bs_topk_size(16, 2, k, (uint64_t) n * 8, &total, NULL) != BS_OK || n > 2 * k)
+	if (bs_topk1_size(16, 2, k, (uint64_t) n * 8, &total, NULL) != BS_OK || n > 2 * k)
 	{
 		fprintf(stderr, "topk_of(%u, %u): bad shape\n", k, n);
 		exit(2);
 	}
 	v.len = (size_t) total;
 	v.buf = unit_calloc(1, v.len);
-	bs_topk_init(v.buf, 16, 2, k, (uint64_t) n * 8, BS_FAMILY_INTEGER, 0);
-	bs_topk_view(v.buf, v.len, &t);
+	bs_topk1_init(v.buf, 16, 2, k, (uint64_t) n * 8, BS_FAMILY_INTEGER, 0);
+	bs_topk1_view(v.buf, v.len, &t);
 	for (i = 0; i < n; i++)
 	{
 		uint8_t    *key = t.heap + (uint64_t) i * 8,
@@ -73,12 +73,12 @@ static tval
 with_repeat(const tval *v, uint32_t from, uint32_t to)
 {
 	tval		c;
-	bs_topk		t;
+	bs_topk1		t;
 
 	c.len = v->len;
 	c.buf = unit_calloc(1, c.len);
 	memcpy(c.buf, v->buf, c.len);
-	bs_topk_view(c.buf, c.len, &t);
+	bs_topk1_view(c.buf, c.len, &t);
 	memcpy(t.slots + (uint64_t) to * BS_TOPK_SLOT, t.slots + (uint64_t) from * BS_TOPK_SLOT, BS_TOPK_SLOT);
 	return c;
 }

@@ -40,7 +40,7 @@
 #include "core/format.h"
 #include "core/growable.h"
 #include "core/hash.h"
-#include "core/topk.h"
+#include "core/topk_v1.h"
 #include "unit.h"
 
 #define HASH_FILE "hash.tsv"
@@ -816,21 +816,21 @@ build(const record *r, int kind, uint8_t family, const op *ops, int nops,
 			size_t		len;
 
 			TRY(bs_topk_check_k((int64_t) d[0], &err));
-			TRY(bs_topk_size(width, depth, k, TOPK_INITIAL_KEY_BYTES, &total, &err));
+			TRY(bs_topk1_size(width, depth, k, TOPK_INITIAL_KEY_BYTES, &total, &err));
 			buf = a->alloc(a->ctx, (size_t) total);
 			len = (size_t) total;
-			bs_topk_init(buf, width, depth, k, TOPK_INITIAL_KEY_BYTES, family, BS_DEFAULT_SEED);
+			bs_topk1_init(buf, width, depth, k, TOPK_INITIAL_KEY_BYTES, family, BS_DEFAULT_SEED);
 			for (i = 0; i < nops; i++)
 			{
-				buf = bs_topk_add(buf, &len, ops[i].hash, ops[i].key, (uint32_t) ops[i].len,
+				buf = bs_topk1_add(buf, &len, ops[i].hash, ops[i].key, (uint32_t) ops[i].len,
 								  family, ops[i].count, a, &err, &st);
 				if (buf == NULL)
 				{
-					snprintf(why, whylen, "bs_topk_add: %s", err.msg);
+					snprintf(why, whylen, "bs_topk1_add: %s", err.msg);
 					return NULL;
 				}
 			}
-			return bs_topk_compact(buf, len, a, outlen);
+			return bs_topk1_compact(buf, len, a, outlen);
 		}
 	}
 	snprintf(why, whylen, "unknown build function %s", fn);
@@ -960,9 +960,9 @@ holds_keys(int kind, uint8_t *buf, size_t len, const op *ops, int nops,
 				}
 			case BS_KIND_TOPK:
 				{
-					bs_topk		t;
+					bs_topk1		t;
 
-					bs_topk_view(buf, len, &t);
+					bs_topk1_view(buf, len, &t);
 					ok = bs_cms_frequency(&t.cms, ops[i].hash) >= (uint64_t) want;
 					break;
 				}

@@ -1,0 +1,173 @@
+/*
+ * topk_state.c: the transition state of topk_agg, topk_agg_weighted and
+ * topk_union_agg, as an expanded object.
+ *
+ * A row looks its value up in a hash table of the values held (core/topk.h,
+ * bs_topk_state), which the flat format does not store: the format keeps the
+ * values in hash order, without the table.  So the state lives in memory as
+ * a PostgreSQL expanded object (utils/expandeddatum.h): nodeAgg, WindowAgg
+ * and Citus's worker_partial_agg keep a read-write expanded transition value
+ * as it is, so a row costs no copy, and every other reader (a parallel
+ * worker's result, the output and send functions, a copy) gets the flat
+ * format-2 bytes of every value held (bs_topk_state_write).
+ *
+ * The object also keeps the aggregate's arguments as given (k, and the bits
+ * of epsilon and delta), so a row checks them against its group's with three
+ * comparisons, without recomputing the shape: under Citus every row comes
+ * with a new FmgrInfo, and nothing cached in fn_extra survives.
+ */
+#include "glue.h"
+
+#include "utils/expandeddatum.h"
+#include "utils/memutils.h"
+
+struct bs_topk_eo
+{
+	ExpandedObjectHeader hdr;
+	bs_topk_state st;
+	bool		has_args;
+	int32		k;
+	uint64		eps_bits;
+	uint64		delta_bits;
+};
+
+static Size eo_get_flat_size(ExpandedObjectHeader *eohptr);
+static void eo_flatten_into(ExpandedObjectHeader *eohptr, void *result, Size allocated_size);
+
+static const ExpandedObjectMethods eo_methods = {
+	eo_get_flat_size,
+	eo_flatten_into
+};
+
+/* The core's arrays, in the object's own context (huge: a state can pass 1 GB of keys only past the limit). */
+static uint8_t *
+eo_alloc(void *ctx, size_t len)
+{
+	return MemoryContextAllocExtended((MemoryContext) ctx, len, MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+}
+
+static void
+eo_release(void *ctx, uint8_t *buf)
+{
+	pfree(buf);
+}
+
+static Size
+eo_get_flat_size(ExpandedObjectHeader *eohptr)
+{
+	bs_topk_eo *eo = (bs_topk_eo *) eohptr;
+
+	return VARHDRSZ + bs_topk_state_size(&eo->st);
+}
+
+static void
+eo_flatten_into(ExpandedObjectHeader *eohptr, void *result, Size allocated_size)
+{
+	bs_topk_eo *eo = (bs_topk_eo *) eohptr;
+	size_t		len;
+	uint8_t    *flat = bs_topk_state_write(&eo->st, false, &bs_palloc_allocator, &len);
+
+	if (allocated_size != VARHDRSZ + len)
+		elog(ERROR, "topk state flattened into %zu bytes, needs %zu",
+			 allocated_size, VARHDRSZ + len);
+	memcpy(result, BS_VARLENA_OF(flat), VARHDRSZ + len);
+	pfree(BS_VARLENA_OF(flat));
+}
+
+/* Our expanded state behind datum d, read-write or read-only, or NULL. */
+static bs_topk_eo *
+eo_of(Datum d)
+{
+	struct varlena *v = (struct varlena *) DatumGetPointer(d);
+	ExpandedObjectHeader *eoh;
+
+	if (!VARATT_IS_EXTERNAL_EXPANDED(v))
+		return NULL;
+	eoh = DatumGetEOHP(d);
+	return eoh->eoh_methods == &eo_methods ? (bs_topk_eo *) eoh : NULL;
+}
+
+bs_topk_eo *
+bs_topk_state_rw(FunctionCallInfo fcinfo, int argno)
+{
+	Datum		d = PG_GETARG_DATUM(argno);
+
+	return !PG_ARGISNULL(argno) && VARATT_IS_EXTERNAL_EXPANDED_RW(DatumGetPointer(d))
+		? eo_of(d) : NULL;
+}
+
+bs_topk_eo *
+bs_topk_state_of(FunctionCallInfo fcinfo, int argno)
+{
+	return PG_ARGISNULL(argno) ? NULL : eo_of(PG_GETARG_DATUM(argno));
+}
+
+bs_topk_state *
+bs_topk_eo_state(bs_topk_eo *eo)
+{
+	return &eo->st;
+}
+
+/*
+ * A new object in a context of its own under the aggregate context, so that
+ * nodeAgg keeps it rather than copy it (ExecAggTransReparent) and frees it
+ * with its group.
+ */
+static bs_topk_eo *
+eo_new(FunctionCallInfo fcinfo, bs_allocator *a)
+{
+	MemoryContext aggcontext,
+				cxt;
+	bs_topk_eo *eo;
+
+	if (AggCheckCallContext(fcinfo, &aggcontext) == 0)
+		elog(ERROR, "topk state made outside an aggregate");
+	cxt = AllocSetContextCreate(aggcontext, "topk state", ALLOCSET_DEFAULT_SIZES);
+	eo = (bs_topk_eo *) MemoryContextAllocZero(cxt, sizeof(bs_topk_eo));
+	EOH_init_header(&eo->hdr, &eo_methods, cxt);
+	a->alloc = eo_alloc;
+	a->ctx = cxt;
+	a->release = eo_release;
+	return eo;
+}
+
+bs_topk_eo *
+bs_topk_state_new(FunctionCallInfo fcinfo, const bs_topk_params *p, uint8_t family)
+{
+	bs_allocator a;
+	bs_topk_eo *eo = eo_new(fcinfo, &a);
+
+	BS_TRY(bs_topk_state_init(&eo->st, p, family, BS_DEFAULT_SEED, &a, BS_ERR), 0);
+	return eo;
+}
+
+bs_topk_eo *
+bs_topk_state_load_value(FunctionCallInfo fcinfo, const uint8_t *data, size_t len)
+{
+	bs_allocator a;
+	bs_topk_eo *eo = eo_new(fcinfo, &a);
+
+	bs_topk_state_load(&eo->st, data, len, &a);
+	return eo;
+}
+
+bool
+bs_topk_state_args_are(bs_topk_eo *eo, int32 k, uint64 eps_bits, uint64 delta_bits)
+{
+	return eo->has_args && eo->k == k && eo->eps_bits == eps_bits && eo->delta_bits == delta_bits;
+}
+
+void
+bs_topk_state_set_args(bs_topk_eo *eo, int32 k, uint64 eps_bits, uint64 delta_bits)
+{
+	eo->has_args = true;
+	eo->k = k;
+	eo->eps_bits = eps_bits;
+	eo->delta_bits = delta_bits;
+}
+
+Datum
+bs_topk_state_datum(bs_topk_eo *eo)
+{
+	return EOHPGetRWDatum(&eo->hdr);
+}

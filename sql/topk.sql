@@ -3,7 +3,9 @@
 -- overload resolution, topk_items for every key family, topk_add,
 -- topk_info, topk_union_agg, parameter errors, value limits, and accuracy on
 -- a skewed stream of 1,000,000 rows in serial and parallel plans and through
--- rollups.  The text, binary and bytea forms and their validation are in
+-- rollups.  Every sketch here is of format 2 (1.5): the bounds of its counts
+-- and their guarantee are in topk_bounds, values of format 1 (1.0 to 1.4)
+-- in topk_v1, the text, binary and bytea forms and their validation in
 -- topk_io.
 --
 -- Each file creates the extension itself (quietly when another file in this
@@ -22,7 +24,7 @@ RESET client_min_messages;
 SET TimeZone = 'UTC';
 SET DateStyle = 'ISO, MDY';
 SET extra_float_digits = 1;
--- The header without x (candidates and key bytes used) and the counters of a
+-- The header without x (capacity and values held) and the counters of a
 -- sketch: equal for sketches of the same rows, however they were split.
 CREATE FUNCTION pg_temp.topk_counters(t topk) RETURNS bytea LANGUAGE sql AS $$
   SELECT substr(t::bytea, 1, 40) || substr(t::bytea, 49, (SELECT (width * depth * 8)::integer FROM topk_info(t)))
@@ -50,7 +52,8 @@ FROM pg_proc p WHERE p.proname = 'topk_agg' AND p.pronargs = 2;
 SELECT p.oid::regprocedure AS function, p.provolatile, p.proparallel, p.proisstrict, p.proretset
 FROM pg_proc p
 WHERE p.proname IN ('topk_add', 'topk_items', 'topk_info', 'topk_merge_trans', 'topk_final', 'topk_agg_trans',
-                    'topk_in', 'topk_out', 'topk_recv', 'topk_send', 'topk_from_bytea')
+                    'topk_in', 'topk_out', 'topk_recv', 'topk_send', 'topk_from_bytea',
+                    'topk_items_bounds', 'topk_bounds', 'topk_upper_bound')
 ORDER BY p.oid::regprocedure::text COLLATE "C";
 
 -- ---------------------------------------------------------------------------
@@ -59,8 +62,9 @@ ORDER BY p.oid::regprocedure::text COLLATE "C";
 -- 1..100 mod 7: residues 1 and 2 occur 15 times, the others 14 times.
 SELECT * FROM topk_items((SELECT topk_agg(x % 7, 3) FROM generate_series(1, 100) x));
 SELECT * FROM topk_info((SELECT topk_agg(x % 7, 3) FROM generate_series(1, 100) x));
--- topk_items returns k rows at most (the sketch holds 2k candidates), most
--- frequent first; a sketch with fewer distinct values returns fewer rows.
+-- topk_items returns k rows at most (the sketch tracks max(2k, 1 / epsilon)
+-- values, 1000 by default), most frequent first; a sketch with fewer distinct
+-- values returns fewer rows.
 SELECT * FROM topk_items((SELECT topk_agg(v, 2) FROM unnest(ARRAY['a', 'b', 'b', 'c', 'c', 'c', 'd', 'd', 'd', 'd']) v));
 SELECT * FROM topk_items((SELECT topk_agg(v, 10) FROM unnest(ARRAY['a', 'b', 'b']) v));
 SELECT (topk_info(t)).candidates, (SELECT count(*) FROM topk_items(t)) AS items
@@ -172,7 +176,7 @@ SELECT topk_info(NULL) IS NULL AS info_of_null;
 -- ---------------------------------------------------------------------------
 CREATE TEMP TABLE topk_t AS
 SELECT topk_agg(x % 5, 2) AS i, topk_agg((x % 5)::text, 2) AS t, topk_agg(x % 5, 3) AS i3,
-       topk_agg(x % 5, 2, 0.01, 0.01) AS i_eps, topk_agg(x % 5, 2, 0.001, 0.1) AS i_delta
+       topk_agg(x % 5, 2, 0.01, 0.01) AS i_eps, topk_agg(x % 5, 2, 0.001, 0.01) AS i_delta
 FROM generate_series(1, 100) x;
 SELECT * FROM topk_items((SELECT i FROM topk_t));
 -- A value added with a count; the default count is 1; an integer sketch takes
@@ -188,8 +192,8 @@ SELECT topk_add(i, NULL::integer)::bytea = i::bytea AS null_value_unchanged,
        topk_add(i, 4, NULL)::bytea = i::bytea AS null_count_unchanged,
        topk_add(NULL::topk, 4) IS NULL AS null_sketch, topk_add(NULL, 'x') IS NULL AS null_sketch_text
 FROM topk_t;
--- A count of 0 adds nothing: the value does not become a candidate (it
--- would be listed with frequency 0 although it never occurred).
+-- A count of 0 adds nothing: the value is not tracked (it would be listed
+-- with frequency 0 although it never occurred).
 SELECT * FROM topk_items(topk_add((SELECT topk_agg(x, 3) FROM generate_series(1, 2) x), 77, 0));
 SELECT topk_add(t, 77, 0)::bytea = t::bytea AS adding_0_changes_nothing
 FROM (SELECT topk_agg(x, 3) AS t FROM generate_series(1, 2) x) s;
@@ -214,15 +218,15 @@ SELECT * FROM topk_items((SELECT topk_add(i, 4, 9223372036854775807 - 100) FROM 
 -- ---------------------------------------------------------------------------
 SELECT 'default' AS form, * FROM topk_info((SELECT i FROM topk_t))
 UNION ALL SELECT 'epsilon 0.01', * FROM topk_info((SELECT i_eps FROM topk_t))
-UNION ALL SELECT 'delta 0.1', * FROM topk_info((SELECT i_delta FROM topk_t))
+UNION ALL SELECT 'delta 0.01', * FROM topk_info((SELECT i_delta FROM topk_t))
 UNION ALL SELECT 'text', * FROM topk_info((SELECT t FROM topk_t));
--- bytes = 4-byte varlena header + 48-byte header + counters + 2k slots of 24
--- bytes + the key bytes of the candidates (the canonical form has no spare)
-SELECT bytes = 4 + 48 + width * depth * 8 + 2 * k * 24 + 8 * candidates AS size_formula,
+-- bytes = 4-byte varlena header + 48-byte header + counters + the 8-byte
+-- floor + a 20-byte record and the key bytes of each value held
+SELECT bytes = 4 + 48 + width * depth * 8 + 8 + 20 * candidates + 8 * candidates AS size_formula,
        length(i::bytea) = bytes - 4 AS bytea_length
 FROM topk_t, topk_info(i);
--- k = 10000 is the largest
-SELECT k, candidates, bytes FROM topk_info((SELECT topk_agg(x, 10000) FROM generate_series(1, 30000) x));
+-- k = 10000 is the largest: it tracks 2k = 20000 values
+SELECT k, capacity, candidates, bytes, untracked_max FROM topk_info((SELECT topk_agg(x, 10000) FROM generate_series(1, 30000) x));
 
 -- ---------------------------------------------------------------------------
 -- topk_union_agg
@@ -311,13 +315,17 @@ SELECT topk_agg(x, 3, '-Infinity', 0.01) FROM generate_series(1, 3) x;
 SELECT topk_agg(x, 3, 0.01, 'Infinity') FROM generate_series(1, 3) x;
 \echo SQLSTATE :SQLSTATE
 -- a delta that needs more than 64 rows: 22023; an epsilon whose counters
--- pass the 511 MiB limit: 54000
+-- pass the 511 MiB limit, or that would track more than 1,000,000 values:
+-- 54000
 SELECT topk_agg(x, 3, 0.01, 1e-30) FROM generate_series(1, 3) x;
 \echo SQLSTATE :SQLSTATE
 SELECT topk_agg(x, 3, 1e-9, 0.01) FROM generate_series(1, 3) x;
 \echo SQLSTATE :SQLSTATE
 SELECT topk_agg(x, 10000, 1e-7, 0.01) FROM generate_series(1, 3) x;
 \echo SQLSTATE :SQLSTATE
+SELECT topk_agg(x, 3, 1e-7, 0.5) FROM generate_series(1, 3) x;
+\echo SQLSTATE :SQLSTATE
+SELECT (topk_info(topk_agg(x, 3, 1e-6, 0.5))).capacity FROM generate_series(1, 3) x;
 -- parameters that change within a group: 22023
 SELECT topk_agg(x, x::integer) FROM generate_series(1, 3) x;
 \echo SQLSTATE :SQLSTATE
@@ -374,9 +382,10 @@ FROM (SELECT v, n FROM topk_truth ORDER BY n DESC LIMIT 11) s;
 SET max_parallel_workers_per_gather = 0;
 CREATE TEMP TABLE topk_serial AS
 SELECT topk_agg(v, 10, 0.001, 0.01) AS t10, topk_agg(v, 100, 0.001, 0.01) AS t100,
-       topk_agg(url, 10, 0.001, 0.01) AS u10
+       topk_agg(url, 10) AS u10
 FROM topk_zipf;
--- The sketch's top 10 are the true top 10, in the same order.
+-- The sketch's top 10 are the true top 10, in the same order, with their
+-- true counts: the heavy hitters are tracked from their first rows on.
 SELECT (SELECT array_agg(value::bigint ORDER BY n) FROM topk_items(t10) WITH ORDINALITY AS i(value, frequency, n)) AS sketch_top_10,
        (SELECT array_agg(frequency ORDER BY n) FROM topk_items(t10) WITH ORDINALITY AS i(value, frequency, n)) AS estimates,
        (SELECT array_agg(value::bigint ORDER BY n) FROM topk_items(t10) WITH ORDINALITY AS i(value, frequency, n)) =
@@ -386,12 +395,13 @@ SELECT (SELECT array_agg(value ORDER BY n) FROM topk_items(u10) WITH ORDINALITY 
        (SELECT array_agg('https://example.org/page/' || v ORDER BY n DESC) FROM (SELECT v, n FROM topk_truth ORDER BY n DESC LIMIT 10) s)
        AS text_values_true_top_10
 FROM topk_serial;
--- No estimate below the true count, and none more than eps N = 1000 above it,
--- over the 100 items of a k = 100 sketch (whose top 10 are the same).
-SELECT count(*) AS items, count(*) FILTER (WHERE i.frequency < t.n) AS below_truth,
-       count(*) FILTER (WHERE i.frequency > t.n + 1000) AS above_truth_plus_eps_n,
-       max(i.frequency - t.n) <= 1000 AS max_overestimate_within_eps_n
-FROM topk_serial, topk_items(t100) i JOIN topk_truth t ON t.v = i.value::bigint;
+-- Over the 100 items of a k = 100 sketch (whose top 10 are the same): every
+-- true count between its bounds, no estimate above the true count, and the
+-- estimates exact.
+SELECT count(*) AS items, count(*) FILTER (WHERE t.n NOT BETWEEN i.lower_bound AND i.upper_bound) AS outside_bounds,
+       count(*) FILTER (WHERE i.frequency > t.n) AS above_truth,
+       count(*) FILTER (WHERE i.frequency = t.n) AS exact
+FROM topk_serial, topk_items_bounds(t100) i JOIN topk_truth t ON t.v = i.value::bigint;
 SELECT (SELECT array_agg(value ORDER BY n) FROM topk_items(t100) WITH ORDINALITY AS i(value, frequency, n) WHERE n <= 10) =
        (SELECT array_agg(value ORDER BY n) FROM topk_items(t10) WITH ORDINALITY AS i(value, frequency, n)) AS k100_starts_with_k10
 FROM topk_serial;
@@ -419,7 +429,7 @@ EXPLAIN (COSTS OFF) SELECT day, topk_agg(url, 10) FROM topk_zipf GROUP BY day;
 SELECT regress_plan_sum($$
   CREATE TEMP TABLE topk_parallel AS
   SELECT topk_agg(v, 10, 0.001, 0.01) AS t10, topk_agg(v, 100, 0.001, 0.01) AS t100,
-         topk_agg(url, 10, 0.001, 0.01) AS u10
+         topk_agg(url, 10) AS u10
   FROM topk_zipf$$, 'Workers Launched') >= 1 AS workers_launched;
 -- The same top 10 with the same estimates, and the same counters byte for
 -- byte (updates add up); the candidates past the top may differ.
@@ -434,8 +444,8 @@ SELECT (SELECT array_agg(value || '=' || frequency ORDER BY n) FROM topk_items(p
        AS same_top_10_of_k100,
        pg_temp.topk_counters(p.t10) = pg_temp.topk_counters(s.t10) AS same_counters
 FROM topk_serial s, topk_parallel p;
-SELECT count(*) FILTER (WHERE i.frequency < t.n) AS parallel_below_truth
-FROM topk_parallel, topk_items(t100) i JOIN topk_truth t ON t.v = i.value::bigint;
+SELECT count(*) FILTER (WHERE t.n NOT BETWEEN i.lower_bound AND i.upper_bound) AS parallel_outside_bounds
+FROM topk_parallel, topk_items_bounds(t100) i JOIN topk_truth t ON t.v = i.value::bigint;
 -- Grouped, in parallel: the top 3 pages of each day equal the serial ones.
 SELECT regress_plan_sum($$
   CREATE TEMP TABLE topk_daily_parallel AS SELECT day, topk_agg(url, 3) AS t FROM topk_zipf GROUP BY day$$, 'Workers Launched') >= 1
@@ -501,8 +511,8 @@ RESET extra_float_digits;
 -- Equality and hashing (1.2): = and <> compare the bytes, topk_hash agrees
 -- with =, and the hash operator class lets GROUP BY, DISTINCT and hash joins
 -- use topk values.  The odd and the even numbers of 1..60 give x % 3 the same
--- counts in another order, and no value is evicted (3 values, room for 4),
--- so their canonical sketches are equal.
+-- counts in another order, and no value is dropped (3 values, room for
+-- 1000), so their canonical sketches are equal.
 CREATE TEMP TABLE topk_eq_parts AS
 SELECT x % 2 AS half, topk_agg(x % 3, 2) AS t FROM generate_series(1, 60) x GROUP BY x % 2;
 SELECT a.t = b.t AS halves_equal, a.t <> b.t AS halves_differ,

@@ -19,7 +19,7 @@
 
 #define KIND BS_KIND_TOPK
 #define DEFAULT_EPSILON 0.001
-#define DEFAULT_DELTA 0.01
+#define DEFAULT_DELTA 0.05
 
 PG_FUNCTION_INFO_V1(topk_agg_trans);
 PG_FUNCTION_INFO_V1(topk_agg_weighted_trans);

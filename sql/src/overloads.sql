@@ -106,8 +106,8 @@ COMMENT ON AGGREGATE topk_agg_weighted(@T@, bigint, integer, double precision, d
 -- @end
 
 -- @template topk_agg_comments 1.5
-COMMENT ON AGGREGATE topk_agg(@T@, integer) IS 'topk sketch: the k most frequent values of the group, each with its count''s lower and upper bounds (tracks max(2k, 1000) values; Count-Min epsilon 0.001, delta 0.01)';
+COMMENT ON AGGREGATE topk_agg(@T@, integer) IS 'topk sketch: the k most frequent values of the group, each with its count''s lower and upper bounds (tracks max(2k, 1000) values; Count-Min epsilon 0.001, delta 0.05)';
 COMMENT ON AGGREGATE topk_agg(@T@, integer, double precision, double precision) IS 'topk sketch: the k most frequent values of the group, each with its count''s lower and upper bounds (tracks max(2k, ceil(1/epsilon)) values; upper bounds at most epsilon N above the truth at probability 1 - delta)';
-COMMENT ON AGGREGATE topk_agg_weighted(@T@, bigint, integer) IS 'topk sketch: the k values of the group with the largest sums of non-negative weights, with bounds (tracks max(2k, 1000) values; Count-Min epsilon 0.001, delta 0.01)';
+COMMENT ON AGGREGATE topk_agg_weighted(@T@, bigint, integer) IS 'topk sketch: the k values of the group with the largest sums of non-negative weights, with bounds (tracks max(2k, 1000) values; Count-Min epsilon 0.001, delta 0.05)';
 COMMENT ON AGGREGATE topk_agg_weighted(@T@, bigint, integer, double precision, double precision) IS 'topk sketch: the k values of the group with the largest sums of non-negative weights, with bounds (tracks max(2k, ceil(1/epsilon)) values; upper bounds at most epsilon N above the truth at probability 1 - delta)';
 -- @end

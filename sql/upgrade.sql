@@ -3,10 +3,13 @@
 -- to 1.1 (bloomsketch--1.0--1.1.sql adds cbloom), to 1.2
 -- (bloomsketch--1.1--1.2.sql adds = and hashing for topk), to 1.3
 -- (bloomsketch--1.2--1.3.sql adds the blocked layout, cms_subtract and
--- topk_agg_weighted) and to 1.4 (bloomsketch--1.3--1.4.sql adds growable
--- filters) with sketches of
--- every 1.0 type stored in tables: they read the same after each update,
--- answer the same, and mix with the new type.  Runs in its own database.
+-- topk_agg_weighted), to 1.4 (bloomsketch--1.3--1.4.sql adds growable
+-- filters) and to 1.5 (bloomsketch--1.4--1.5.sql: topk format 2 and its
+-- bounds) with sketches of every 1.0 type stored in tables: they read the
+-- same after each update, answer the same, and mix with the new type.  The
+-- library is the current one throughout, so the topk sketches made here are
+-- of format 2; the ones 1.4 stored, of format 1, are its bytes, as literals.
+-- Runs in its own database.
 --
 SELECT current_database() AS regress_db \gset
 CREATE DATABASE bloomsketch_upgrade;
@@ -106,7 +109,7 @@ FROM (SELECT top AS t FROM daily UNION ALL SELECT topk_agg_weighted(7, 100000::b
 SELECT day, (bloom_info(fast)).layout AS info_works_before,
        to_regprocedure('bloom_stages(bloom)') IS NULL AS no_stages_in_1_3
 FROM daily ORDER BY day;
-ALTER EXTENSION bloomsketch UPDATE;
+ALTER EXTENSION bloomsketch UPDATE TO '1.4';
 SELECT extversion FROM pg_extension WHERE extname = 'bloomsketch';
 SELECT b.day, d.visitors::text = b.v AS visitors_same, (d.visitors @> 300) = b.has300 AS lookup_same,
        i.growth, i.stages, i.hashes IS NOT NULL AS has_hashes
@@ -123,6 +126,37 @@ SELECT day, i.stages, i.growth, i.hashes, seen @> 25 AS has25, seen @> 75 AS has
 FROM daily, bloom_info(seen) i ORDER BY day;
 SELECT stage, capacity, target_fpr, keys FROM bloom_stages((SELECT bloom_union_agg(seen) FROM daily));
 SELECT bloom_union(seen, visitors) FROM daily LIMIT 1;
+
+-- 1.5: topk of format 2.  Under 1.4 a table holds topk sketches of format 1
+-- as 1.4 stored them (topk_agg(x % 7, 3, 0.1, 0.2) over 1..100 and the
+-- worked example of doc/format.md, section 9.4, whose items 1.4 listed as
+-- c 3, b 2); the 1.4 catalog's topk_info (10 columns) works with the new
+-- library.  After the update the stored values keep their bytes and their
+-- answers, topk_info has capacity and untracked_max (NULL: format 1 has no
+-- such bound), the new functions read them, they merge with each other and
+-- are refused, with a hint, beside a sketch of format 2.
+CREATE TABLE old_top (id int PRIMARY KEY, t topk);
+INSERT INTO old_top VALUES (1, '\x42534b540104010100000000000000001c000000000000000200000003000000640000000000000006000000300000000f000000000000000e000000000000000e00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000e00000000000000000000000000000000000000000000000e000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000e0000000000000000000000000000000f00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000001d000000000000000e000000000000000f000000000000000000000000000000000000000000000000000000000000000e000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000e00000000000000000000000000000000000000000000000e00000000000000000000000000000000000000000000000000000000000000000000000000000043e2ee915cc686200f0000000000000000000000080000002e79db643559bc2f0f0000000000000008000000080000007d2ef4c12920924d0e0000000000000010000000080000003b676347da4b996b0e0000000000000018000000080000008ca7aa39aae9038e0e00000000000000200000000800000078715ed90a2922ca0e000000000000002800000008000000020000000000000001000000000000000300000000000000060000000000000005000000000000000400000000000000'), (2, '\x42534b540104010200000000000000000800000000000000010000000200000006000000000000000300000003000000000000000000000000000000000000000300000000000000000000000000000000000000000000000000000000000000010000000000000002000000000000001bf8b9469a21408c030000000000000000000000010000003f84d8441c0b5a57020000000000000001000000010000001f4e961eb632c6e601000000000000000200000001000000000000000000000000000000000000000000000000000000636261');
+CREATE TABLE old_before AS
+SELECT id, t::text AS t, (SELECT string_agg(value || '=' || frequency, ',') FROM topk_items(t)) AS items
+FROM old_top;
+SELECT o.id, (topk_info(o.t)).format_version, (topk_info(o.t)).candidates, b.items FROM old_top o JOIN old_before b USING (id) ORDER BY o.id;
+SELECT to_regprocedure('topk_items_bounds(topk)') IS NULL AS no_bounds_in_1_4;
+ALTER EXTENSION bloomsketch UPDATE TO '1.5';
+SELECT extversion FROM pg_extension WHERE extname = 'bloomsketch';
+SELECT o.id, o.t::text = b.t AS same_bytes,
+       (SELECT string_agg(value || '=' || frequency, ',') FROM topk_items(o.t)) = b.items AS same_items,
+       i.format_version, i.capacity, i.untracked_max
+FROM old_top o JOIN old_before b USING (id), topk_info(o.t) i ORDER BY o.id;
+SELECT * FROM topk_items_bounds((SELECT t FROM old_top WHERE id = 1), 6);
+SELECT (SELECT t FROM old_top WHERE id = 2) -> 'c' AS c_at_most;
+-- Stored format-2 sketches (the daily ones made above) keep their bytes too.
+SELECT b.day, d.top::text = b.t AS top_same, (topk_info(d.top)).format_version
+FROM daily d JOIN before b USING (day) ORDER BY b.day;
+SELECT (topk_info(topk_union_agg(t))).format_version AS old_with_old FROM old_top WHERE id = 1
+UNION ALL SELECT (topk_info(topk_union_agg(top))).format_version FROM daily;
+SELECT topk_union_agg(t) FROM (SELECT t FROM old_top WHERE id = 1
+                               UNION ALL SELECT topk_agg(x % 7, 3, 0.1, 0.2) FROM generate_series(1, 100) x) s;
 
 -- Every member of the updated extension is documented (but the array types
 -- of member types, members since PostgreSQL 17, made with their type).

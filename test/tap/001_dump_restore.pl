@@ -14,7 +14,8 @@
 #            to run outside an aggregate): small and large exact states, a text state, a
 #            counting (cbloom_agg) state, NULL
 #   cmss     cms: empty default (compressible), integer/text/weighted, 1x50, a 1 MB one, NULL
-#   topks    topk: integer and text, NULL
+#   topks    topk: integer and text, one that dropped values (format 2), one of format 1 as
+#            1.4 stored it, NULL
 #   cblooms  cbloom: 4-bit and 8-bit, empty, saturated counters, after removals, from
 #            cbloom_agg's counting state, a 1.9 MB one, NULL
 #   arrs     bloom[] and cms[] columns (text and dump only: binary COPY of arrays of
@@ -85,6 +86,8 @@ CREATE TABLE topks (id int PRIMARY KEY, s topk);
 INSERT INTO topks VALUES
   (1, (SELECT topk_agg(k % 100 + (k % 7) * (k % 3), 10) FROM generate_series(1, 20000) k)),
   (2, (SELECT topk_agg('k' || (k % 57), 5, 0.01, 0.01) FROM generate_series(1, 5000) k)),
+  (4, (SELECT topk_agg(k, 10, 0.002, 0.05) FROM generate_series(1, 20000) k)),
+  (5, '\x42534b540104010100000000000000001c000000000000000200000003000000640000000000000006000000300000000f000000000000000e000000000000000e00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000e00000000000000000000000000000000000000000000000e000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000e0000000000000000000000000000000f00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000001d000000000000000e000000000000000f000000000000000000000000000000000000000000000000000000000000000e000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000e00000000000000000000000000000000000000000000000e00000000000000000000000000000000000000000000000000000000000000000000000000000043e2ee915cc686200f0000000000000000000000080000002e79db643559bc2f0f0000000000000008000000080000007d2ef4c12920924d0e0000000000000010000000080000003b676347da4b996b0e0000000000000018000000080000008ca7aa39aae9038e0e00000000000000200000000800000078715ed90a2922ca0e000000000000002800000008000000020000000000000001000000000000000300000000000000060000000000000005000000000000000400000000000000'),
   (3, NULL);
 
 CREATE TABLE cblooms (id int PRIMARY KEY, f cbloom);
@@ -127,7 +130,8 @@ SELECT 'states', id, md5(bloom_agg_state_send(s)), octet_length(bloom_agg_state_
   FROM states ORDER BY id;
 SELECT 'cmss', id, md5(s::bytea), octet_length(s::bytea), cms_info(s)::text FROM cmss ORDER BY id;
 SELECT 'topks', id, md5(s::bytea), octet_length(s::bytea), topk_info(s)::text,
-       (SELECT string_agg(value || '=' || frequency, ',') FROM topk_items(s))
+       (SELECT string_agg(value || '=' || frequency || '/' || lower_bound || '-' || upper_bound, ',')
+          FROM topk_items_bounds(s))
   FROM topks ORDER BY id;
 SELECT 'cblooms', id, md5(f::bytea), octet_length(f::bytea), cbloom_info(f)::text, md5((f::bloom)::bytea) FROM cblooms ORDER BY id;
 SELECT 'arrs', id, md5(fs::text), md5(cs::text), array_length(fs, 1), array_length(cs, 1) FROM arrs ORDER BY id;
@@ -182,7 +186,7 @@ my $check = sub {
 	is($fp, $fp_src, "$how: every value identical byte for byte (md5 of the format bytes) and every lookup the same");
 	$compared += $bytes_per_copy if $fp eq $fp_src;
 	my $ver = $dst->safe_psql($db, q{SELECT extversion FROM pg_extension WHERE extname = 'bloomsketch'});
-	is($ver, '1.4', "$how: extension version 1.4");
+	is($ver, '1.5', "$how: extension version 1.5");
 	return;
 };
 
@@ -311,27 +315,38 @@ for my $t (@copy_tables)
 	is($dst->safe_psql('r_copy', "SELECT count(*) FROM ${t}_c"), scalar(@tuples), "$t: the intact file loads all rows");
 }
 
-# doc/format.md, 9.3: bytes appended to a topk are spare room in its key area, so such a
-# value is valid and lists the same items
+# doc/format.md, 9.3: bytes appended to a topk of format 1 (as 1.4 stored them) are spare
+# room in its key area, so such a value is valid and lists the same items; a value of
+# format 2 has no spare room, and one byte more is rejected
 {
 	my $orig = slurp_file("$tmp/topks.bin");
-	my ($victim) = grep { $_->{fields}[1]{len} > 48 } reverse copy_tuples($orig);
-	my $vid = unpack('N!', substr($orig, $victim->{fields}[0]{pos}, 4));
-	my $data = $orig;
-	$corruptions[4][1]->(\$data, $victim->{fields}[1]);
-	open(my $fh, '>:raw', "$tmp/bad.bin") or die $!;
-	print $fh $data;
-	close $fh;
-	$dst->safe_psql('r_copy', 'TRUNCATE topks_c');
-	$dst->safe_psql('r_copy', "COPY topks_c FROM '$tmp/bad.bin' (FORMAT binary)");
-	my $res = $dst->safe_psql(
-		'r_copy', qq{
-SELECT count(*) FROM topks a JOIN topks_c b USING (id)
+	my %by_id = map { (unpack('N!', substr($orig, $_->{fields}[0]{pos}, 4)) => $_) } copy_tuples($orig);
+	for my $case ([ 5, 'format 1', 1 ], [ 4, 'format 2', 0 ])
+	{
+		my ($vid, $format, $accepted) = @$case;
+		my $data = $orig;
+		$corruptions[4][1]->(\$data, $by_id{$vid}{fields}[1]);
+		open(my $fh, '>:raw', "$tmp/bad.bin") or die $!;
+		print $fh $data;
+		close $fh;
+		my ($ret, $out, $err, $state) = bs_psql_err($dst, 'r_copy',
+			"TRUNCATE topks_c;\nCOPY topks_c FROM '$tmp/bad.bin' (FORMAT binary);\n" . qq{
+SELECT count(*) = (SELECT count(*) FROM topks) FROM topks a JOIN topks_c b USING (id)
  WHERE (SELECT string_agg(value || '=' || frequency, ',') FROM topk_items(a.s))
        IS NOT DISTINCT FROM (SELECT string_agg(value || '=' || frequency, ',') FROM topk_items(b.s))
-   AND coalesce(octet_length(b.s::bytea) - octet_length(a.s::bytea), 0) = CASE WHEN id = $vid THEN 1 ELSE 0 END});
-	is($res, '3',
-		"topk: a byte appended to value $vid is accepted as spare key room (documented) and every row lists the same items");
+   AND coalesce(octet_length(b.s::bytea) - octet_length(a.s::bytea), 0) = CASE WHEN id = $vid THEN 1 ELSE 0 END},
+			on_error_stop => 0);
+		if ($accepted)
+		{
+			is($out, 't',
+				"topk: a byte appended to value $vid ($format) is accepted as spare key room (documented) and every row lists the same items"
+			) or diag($err);
+		}
+		else
+		{
+			is($state, '22P03', "topk: a byte appended to value $vid ($format) is rejected with 22P03") or diag($err);
+		}
+	}
 }
 
 diag(

@@ -1,12 +1,15 @@
 
 # 005_upgrade: sketches stored under extension version 1.0 survive
-#   - ALTER EXTENSION bloomsketch UPDATE (1.0 -> 1.1 -> 1.2 -> 1.3 -> 1.4) in place, and
+#   - ALTER EXTENSION bloomsketch UPDATE (1.0 -> 1.1 -> 1.2 -> 1.3 -> 1.4 -> 1.5) in place,
+#     and
 #   - a pg_dump taken under 1.0, restored into a fresh cluster (pg_dump records
-#     CREATE EXTENSION without a version, so the restore gets the default, 1.4), and into a
+#     CREATE EXTENSION without a version, so the restore gets the default, 1.5), and into a
 #     database where 1.0 was created first (kept at 1.0, then updated),
 # byte for byte and with the same answers; cbloom is then available and agrees with the
-# stored filters; and the catalog of an updated installation is the catalog of a fresh 1.4
-# installation (every member object with its definition and comment).
+# stored filters; and the catalog of an updated installation is the catalog of a fresh 1.5
+# installation (every member object with its definition and comment).  The library is the
+# current one throughout, so topk_agg makes format 2 even under the 1.0 catalog; the topk
+# values of format 1 that 1.0 to 1.4 stored are inserted as the bytes 1.4 made.
 
 use strict;
 use warnings;
@@ -44,7 +47,8 @@ INSERT INTO c VALUES
   (2, (SELECT cms_agg_weighted('k' || (k % 7), k, 0.01, 0.01) FROM generate_series(1, 1000) k)),
   (3, NULL);
 CREATE TABLE t (id int PRIMARY KEY, s topk);
-INSERT INTO t VALUES (1, (SELECT topk_agg(k % 50 + k % 7, 5) FROM generate_series(1, 5000) k)), (2, NULL);
+INSERT INTO t VALUES (1, (SELECT topk_agg(k % 50 + k % 7, 5) FROM generate_series(1, 5000) k)), (2, NULL),
+  (3, '\x42534b540104010100000000000000001c000000000000000200000003000000640000000000000006000000300000000f000000000000000e000000000000000e00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000e00000000000000000000000000000000000000000000000e000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000e0000000000000000000000000000000f00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000001d000000000000000e000000000000000f000000000000000000000000000000000000000000000000000000000000000e000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000e00000000000000000000000000000000000000000000000e00000000000000000000000000000000000000000000000000000000000000000000000000000043e2ee915cc686200f0000000000000000000000080000002e79db643559bc2f0f0000000000000008000000080000007d2ef4c12920924d0e0000000000000010000000080000003b676347da4b996b0e0000000000000018000000080000008ca7aa39aae9038e0e00000000000000200000000800000078715ed90a2922ca0e000000000000002800000008000000020000000000000001000000000000000300000000000000060000000000000005000000000000000400000000000000'), (4, '\x42534b540104010200000000000000000800000000000000010000000200000006000000000000000300000003000000000000000000000000000000000000000300000000000000000000000000000000000000000000000000000000000000010000000000000002000000000000001bf8b9469a21408c030000000000000000000000010000003f84d8441c0b5a57020000000000000001000000010000001f4e961eb632c6e601000000000000000200000001000000000000000000000000000000000000000000000000000000636261');
 CREATE TABLE a (id int PRIMARY KEY, fs bloom[]);
 INSERT INTO a VALUES (1, ARRAY[bloom_add(bloom_empty(10, 0.1), 1), NULL]);
 CREATE VIEW v AS SELECT id, CASE id WHEN 1 THEN f @> 42 ELSE f @> 'k42' END AS has42 FROM b WHERE id < 3;
@@ -64,7 +68,10 @@ SELECT 'c', id, md5(s::bytea), cms_info(s)::text,
        (SELECT string_agg((CASE fam WHEN 'text' THEN s -> ('k' || k) ELSE s -> k END)::text, ',' ORDER BY k)
           FROM generate_series(0, 120) k)
   FROM (SELECT id, s, (cms_info(s)).key_family AS fam FROM c OFFSET 0) x ORDER BY id;
-SELECT 't', id, md5(s::bytea), topk_info(s)::text, (SELECT string_agg(value || '=' || frequency, ',') FROM topk_items(s)) FROM t ORDER BY id;
+SELECT 't', id, md5(s::bytea),
+       (SELECT ROW(i.k, i.width, i.depth, i.epsilon, i.delta, i.total, i.candidates, i.bytes, i.key_family,
+                   i.format_version)::text FROM topk_info(s) i),
+       (SELECT string_agg(value || '=' || frequency, ',') FROM topk_items(s)) FROM t ORDER BY id;
 SELECT 'a', id, md5(fs::text) FROM a ORDER BY id;
 SELECT 'v', * FROM v ORDER BY id;
 SELECT 'agg', md5(bloom_agg_partial(k)::text) FROM generate_series(1, 100) k;
@@ -111,8 +118,16 @@ like($plain, qr/^CREATE EXTENSION IF NOT EXISTS bloomsketch WITH SCHEMA public;$
 
 # --- ALTER EXTENSION UPDATE in place
 $old->safe_psql('u', 'ALTER EXTENSION bloomsketch UPDATE');
-is($old->safe_psql('u', q{SELECT extversion FROM pg_extension WHERE extname = 'bloomsketch'}), '1.4',
-	'ALTER EXTENSION UPDATE: now 1.4');
+is($old->safe_psql('u', q{SELECT extversion FROM pg_extension WHERE extname = 'bloomsketch'}), '1.5',
+	'ALTER EXTENSION UPDATE: now 1.5');
+is( $old->safe_psql(
+		'u', q{
+SELECT string_agg(id || ':' || (topk_info(s)).format_version || ':' || coalesce((topk_info(s)).untracked_max::text, 'none') || ':'
+                  || (SELECT string_agg(value || '=' || frequency || '/' || lower_bound || '-' || upper_bound, ',')
+                      FROM topk_items_bounds(s)), ' ' ORDER BY id)
+FROM t WHERE id IN (3, 4)}),
+	'3:1:none:2=15/0-15,1=15/0-15,3=14/0-14 4:1:none:c=3/0-3,b=2/0-2',
+	'after the update: the stored format-1 topk values list with their bounds, as 1.4 listed them (c 3, b 2)');
 is($old->safe_psql('u', $fp_sql), $fp_10, 'after the update: every stored value identical byte for byte, same answers');
 is( $old->safe_psql(
 		'u', q{
@@ -128,20 +143,20 @@ is($old->safe_psql('u', q{SELECT f @> 5, f @> 6, cbloom_count(f, 6) FROM cb}), '
 	'after the update: a cbloom column can be created, added to and removed from');
 my $cat_updated = $old->safe_psql('u', $catalog_sql);
 
-# --- the 1.0 dump into a fresh cluster: the extension there is 1.4
+# --- the 1.0 dump into a fresh cluster: the extension there is 1.5
 $new->safe_psql('postgres', 'CREATE DATABASE r_custom');
 $new->command_ok([ 'pg_restore', '--exit-on-error', '-d', 'r_custom', "$tmp/u10.dump" ],
 	'pg_restore of the 1.0 dump into a fresh cluster');
-is($new->safe_psql('r_custom', q{SELECT extversion FROM pg_extension WHERE extname = 'bloomsketch'}), '1.4',
-	'the restore created the default version 1.4');
-is($new->safe_psql('r_custom', $fp_sql), $fp_10, '1.0 dump restored under 1.4 (custom format): identical bytes and answers');
+is($new->safe_psql('r_custom', q{SELECT extversion FROM pg_extension WHERE extname = 'bloomsketch'}), '1.5',
+	'the restore created the default version 1.5');
+is($new->safe_psql('r_custom', $fp_sql), $fp_10, '1.0 dump restored under 1.5 (custom format): identical bytes and answers');
 is($new->safe_psql('r_custom', q{SELECT (SELECT cbloom_agg(k, 10000, 0.01)::bloom FROM generate_series(1, 3000) k) = f FROM b WHERE id = 1}),
 	't', 'cbloom available there, and consistent with the restored filter');
 
 $new->safe_psql('postgres', 'CREATE DATABASE r_plain');
 $new->command_ok([ 'psql', '-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d', 'r_plain', '-f', "$tmp/u10.sql" ],
 	'psql restores the plain 1.0 dump into a fresh cluster');
-is($new->safe_psql('r_plain', $fp_sql), $fp_10, '1.0 dump restored under 1.4 (plain format): identical bytes and answers');
+is($new->safe_psql('r_plain', $fp_sql), $fp_10, '1.0 dump restored under 1.5 (plain format): identical bytes and answers');
 
 # --- into a database where 1.0 was created first: CREATE EXTENSION IF NOT EXISTS keeps it
 $new->safe_psql('postgres', 'CREATE DATABASE r_keep');
@@ -160,8 +175,8 @@ $new->safe_psql('fresh', 'CREATE EXTENSION bloomsketch');
 my $cat_fresh = $new->safe_psql('fresh', $catalog_sql);
 my $members = () = $cat_fresh =~ /\n/g;
 $members++;
-cmp_ok($members, '>', 100, "a fresh 1.4 installation has $members member objects");
-is($cat_updated, $cat_fresh, 'the updated installation (1.0 + UPDATE) has the same members, definitions and comments as a fresh 1.4');
+cmp_ok($members, '>', 100, "a fresh 1.5 installation has $members member objects");
+is($cat_updated, $cat_fresh, 'the updated installation (1.0 + UPDATE) has the same members, definitions and comments as a fresh 1.5');
 is($new->safe_psql('r_keep', $catalog_sql), $cat_fresh, 'so has the one updated after the restore');
 is($new->safe_psql('r_custom', $catalog_sql), $cat_fresh, 'and the one the 1.0 dump created');
 

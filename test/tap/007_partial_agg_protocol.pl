@@ -239,6 +239,17 @@ my @forms = (
 	[
 		'topk_agg(x, 5, eps, delta)', 'topk_agg',
 		[ [ 'integer', '5' ], [ 'double precision', '0.01' ], [ 'double precision', '0.01' ] ], 'topk'
+	],
+	# capacity 20: each shard's state drops values, so the merge's list may differ from the
+	# plain aggregate's at the bottom; the bounds hold for every value either way
+	[
+		'topk_agg(x, 5, 0.05, 0.5)', 'topk_agg',
+		[ [ 'integer', '5' ], [ 'double precision', '0.05' ], [ 'double precision', '0.5' ] ], 'topk'
+	],
+	[
+		'topk_agg_weighted(x, w, 5, 0.05, 0.5)', 'topk_agg_weighted',
+		[ [ 'bigint', 'w' ], [ 'integer', '5' ], [ 'double precision', '0.05' ], [ 'double precision', '0.5' ] ],
+		'topk'
 	]);
 
 # (regprocedure text, shim argument SQL, plain call SQL) of a form for a key column
@@ -303,13 +314,19 @@ for my $ty (@types)
   x AS (SELECT (SELECT combine_agg('$agg'::regprocedure, p, NULL::$rtype) FROM parts) AS c, (SELECT $plain FROM t) AS s)};
 		if ($rtype eq 'topk')
 		{
+			my $drops = $label =~ /0\.05/;
+			my $count = $label =~ /weighted/ ? 'sum(w)' : 'count(*)';
 			push @checks,
 			  [
-				"$label over $type: 3 partial states as text (and a NULL one) combined: the plain aggregate's items, frequencies and total",
+				"$label over $type: 3 partial states as text (and a NULL one) combined: "
+				  . ($drops ? 'every value within its bounds' : "the plain aggregate's items, frequencies and total, every value within its bounds"),
 				qq{WITH $parts
 SELECT concat_ws('|', (SELECT count(*) || '/' || count(p) FROM parts), c IS NOT NULL, ${\ $items->('c')} = ${\ $items->('s')},
-       (topk_info(c)).total = (topk_info(s)).total, (SELECT count(*) FROM topk_items(c)), c::bytea = s::bytea) FROM x},
-				qr/^4\/3\|t\|t\|t\|5\|[tf]$/
+       (topk_info(c)).total = (topk_info(s)).total, (SELECT count(*) FROM topk_items(c)),
+       (SELECT count(*) FROM (SELECT $col AS v, $count AS n FROM t WHERE $col IS NOT NULL GROUP BY $col) g
+         WHERE g.n NOT BETWEEN (topk_bounds(c, g.v)).lower_bound AND (topk_bounds(c, g.v)).upper_bound),
+       c::bytea = s::bytea) FROM x},
+				$drops ? qr/^4\/3\|t\|[tf]\|t\|5\|0\|[tf]$/ : qr/^4\/3\|t\|t\|t\|5\|0\|[tf]$/
 			  ];
 		}
 		else

@@ -160,11 +160,13 @@ SELECT (SELECT count(*) FROM lv WHERE NOT ((SELECT f FROM bt WHERE id = 1) @> lv
        (SELECT count(*) FROM lv WHERE cbloom_count((SELECT f FROM cbt WHERE id = 2), 'v' || lv.v) < least(lv.adds, 255)),
        (SELECT count(*) FROM lv WHERE ((SELECT s FROM ct WHERE id = 1) -> lv.v) < lv.cnt),
        (SELECT count(*) FROM lv WHERE ((SELECT s FROM ct WHERE id = 2) -> ('v' || lv.v)) < lv.cnt),
-       (SELECT count(*) FROM topk_items((SELECT s FROM tk WHERE id = 1)) i
-          WHERE i.frequency < coalesce((SELECT lv.cnt FROM lv WHERE lv.v::text = i.value), 0) + (i.value = '0')::int)
+       (SELECT count(*) FROM (SELECT v, cnt + (v = 0)::int AS cnt FROM lv
+                              UNION ALL SELECT 0, 1 WHERE NOT EXISTS (SELECT FROM lv WHERE v = 0)) x,
+                             topk_bounds((SELECT s FROM tk WHERE id = 1), x.v) b
+          WHERE x.cnt NOT BETWEEN b.lower_bound AND b.upper_bound)
 });
 	is($res, '0|0|0|0|0|0|0|0|0',
-		"$label: every logged value is in both bloom and both cbloom rows, cbloom counts and cms/topk frequencies are at least the logged counts"
+		"$label: every logged value is in both bloom and both cbloom rows, cbloom counts and cms frequencies are at least the logged counts, and every logged count lies within its topk bounds"
 	);
 
 	$res = $node->safe_psql(

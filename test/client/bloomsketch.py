@@ -11,8 +11,13 @@ bytes (doc/format.md) and with a key (doc/hashing.md):
   512-bit block, src/core/blocked.h);
 - the 48-byte header, parsed and validated as bs_validate() does;
 - membership in a ``bloom`` and a ``cbloom`` (every probed counter > 0), the
-  count estimate of a ``cbloom``, the frequency estimate of a ``cms``, and the
-  top items of a ``topk``;
+  count estimate of a ``cbloom``, the frequency estimate of a ``cms``;
+- a ``topk`` of either format (format 2, built since 1.5: values counted
+  with lower and upper bounds beside Count-Min rows; format 1, 1.0 to 1.4:
+  Count-Min candidates), validated as the server validates it: its ranked
+  values with their bounds (topk_items and topk_items_bounds, any n up to
+  the capacity), the bounds of any value (topk_bounds, topk_upper_bound) and
+  topk_info;
 - building a ``bloom`` of either layout (Bloom.empty, Bloom.empty_for, add),
   byte for byte as bloom_empty_bits / bloom_empty and bloom_add make it, and
   its estimates from the fill (cardinality, fpr), as bloom_info gives them;
@@ -29,6 +34,9 @@ Get a sketch's bytes from the server with a bytea cast (``f::bytea``) or
     import bloomsketch as bs
     f = bs.load(row[0])              # a Bloom, GrowableBloom, CountingBloom, CountMin or TopK
     f.contains(42)                   # the same answer as  f @> 42
+    t = bs.load(row[1])              # a topk: t.items(), t.items_bounds(20), t.bounds(42),
+                                     # t.info(): topk_items(t), topk_items_bounds(t, 20),
+                                     # topk_bounds(t, 42), topk_info(t)
     bs.bloomsketch_hash(42)          # the same value as   bloomsketch_hash(42)
     g = bs.Bloom.empty_for(1000, 0.01, "blocked")   # bloom_empty(1000, 0.01, 'blocked')
     g.add(42)                        # bloom_add(g, 42); g.to_bytes() = its bytes
@@ -61,6 +69,7 @@ __all__ = [
     "optimal_shape", "blocked_fpr", "blocked_best_hashes", "blocked_optimal",
     "parse_header", "load", "Bloom", "CountingBloom", "CountMin", "TopK",
     "GrowableBloom", "Stage", "is_growable", "LAYOUT_GROWABLE",
+    "TopKEntry", "TopKRow", "TopKBounds", "TopKInfo", "TOPK_FORMAT_V1", "TOPK_FORMAT",
 ]
 
 MASK64 = (1 << 64) - 1
@@ -109,7 +118,14 @@ CMS_MAX_DEPTH = 64
 CMS_MAX_COUNT = INT64_MAX
 TOPK_MAX_K = 10000
 TOPK_MAX_KEY = 65536
-TOPK_SLOT = 24
+TOPK_MAX_CAPACITY = 1000000     # values a format-2 topk tracks
+TOPK_FORMAT_V1 = 1              # topk format 1 (1.0 to 1.4): Count-Min candidates
+TOPK_FORMAT = 2                 # topk format 2 (1.5 on): counted values with bounds
+TOPK_SLOT = 24                  # a format-1 candidate slot
+TOPK_RECORD = 20                # a format-2 entry: lower u64, upper u64, key end u32
+# The format versions a kind reads (bs_kind_def.max_version, src/core/kinds.c); 1 if not listed.
+MAX_VERSIONS = {KIND_TOPK: TOPK_FORMAT}
+_CMS_E = 2.71828182845904523536  # E of src/core/cms.c
 
 # splitmix64 constants of the probe derivation (src/core/hash.h)
 _GOLDEN = 0x9E3779B97F4A7C15
@@ -687,9 +703,12 @@ def parse_header(buf, kind=None):
     magic, version, k, alg, family, seed, p1, p2, p3, n, x = _HEADER.unpack_from(buf)
     if magic != MAGIC:
         raise FormatError("%s value has a bad magic number: not a bloomsketch sketch" % what)
-    if version != FORMAT_VERSION:
-        raise FormatError("%s value has format version %d; this version reads version %d"
-                          % (what, version, FORMAT_VERSION))
+    max_version = MAX_VERSIONS.get(k if kind is None else kind, FORMAT_VERSION)
+    if not 1 <= version <= max_version:
+        if max_version == 1:
+            raise FormatError("%s value has format version %d; this version reads version 1" % (what, version))
+        raise FormatError("%s value has format version %d; this version reads versions 1 to %d"
+                          % (what, version, max_version))
     if kind is not None and k != kind:
         if k in KIND_NAMES:
             raise FormatError("value is a %s sketch, not a %s" % (KIND_NAMES[k], what))
@@ -704,6 +723,16 @@ def parse_header(buf, kind=None):
     if len(buf) > MAX_SKETCH_BYTES:
         raise FormatError("%s value is too long: %d bytes" % (what, len(buf)))
     return Header(version, k, alg, family, seed, p1, p2, p3, n, x)
+
+
+def _key_length_fits(family, n):
+    """bs_family_key_length_fits: 8 bytes for integer, float, date and the
+    timestamps, 16 for uuid, any length for the others."""
+    if family in (FAMILY_INTEGER, FAMILY_FLOAT, FAMILY_DATE, FAMILY_TIMESTAMP, FAMILY_TIMESTAMPTZ):
+        return n == 8
+    if family == FAMILY_UUID:
+        return n == 16
+    return True
 
 
 def _cms_shape_ok(width, depth):
@@ -1285,12 +1314,11 @@ class CountMin(_Sketch):
             raise FormatError("%s value has a total past %d" % (what, CMS_MAX_COUNT))
         self.width, self.depth, self.total = h.p1, h.p2, h.n
 
-    def _load_counters(self, payload, deep):
+    def _load_counters(self, payload, deep, what="cms"):
         n = self.width * self.depth
         self.counters = struct.unpack_from("<%dQ" % n, payload)
         if deep:
-            # the server names the counters "cms" for a topk too
-            _check_cms_rows(self.counters, self.width, self.depth, self.total, "cms")
+            _check_cms_rows(self.counters, self.width, self.depth, self.total, what)
 
     def counter(self, row, col):
         return self.counters[row * self.width + col]
@@ -1304,12 +1332,49 @@ class CountMin(_Sketch):
         return self.frequency_hash(self.hash(value))
 
 
+# A held topk value: its hash, counts and key bytes; a listed one (topk_items_bounds); the
+# counts of any value (topk_bounds); topk_info's columns.
+TopKEntry = namedtuple("TopKEntry", "hash lower upper key")
+TopKRow = namedtuple("TopKRow", "value frequency lower_bound upper_bound")
+TopKBounds = namedtuple("TopKBounds", "frequency lower_bound upper_bound")
+TopKInfo = namedtuple("TopKInfo", "k width depth epsilon delta total candidates bytes key_family "
+                                  "format_version capacity untracked_max")
+_RECORD = struct.Struct("<QQI")
+
+
 class TopK(CountMin):
-    """A topk value (kind 4): a Count-Min sketch, 2k candidate slots and
-    the candidates' canonical key bytes."""
+    """A topk value (kind 4) of either format (header version byte):
+
+    - format 2 (bloomsketch 1.5 on, src/core/topk.h): the Count-Min counters,
+      floor (a bound on the count of every value not held), then the values
+      held, in increasing order of hash, each with a lower count (counted
+      while it was held) and an upper bound; capacity C (x low) and values
+      held c (x high, at most 2C);
+    - format 1 (1.0 to 1.4, src/core/topk_v1.h): the Count-Min counters, 2k
+      candidate slots and the candidates' key bytes; a value's estimate is
+      its Count-Min estimate, its lower bound 0.
+
+    items(n), items_bounds(n), bounds(value), upper_bound(value) and info()
+    answer as topk_items, topk_items_bounds, topk_bounds, topk_upper_bound
+    (->) and topk_info.  frequency(value) is the Count-Min estimate of the
+    counters (an upper bound of the count; topk_bounds' frequency for
+    format 1 only).  candidates lists what the value holds, in stored order,
+    as (hash, count, key bytes): format 1 the slot's estimate, format 2 the
+    lower count.  entries: format 2 the values held, in stored (hash) order,
+    as TopKEntry(hash, lower, upper, key); format 1 the candidates ranked,
+    each once, lower 0 and upper the Count-Min estimate.  ranked() lists
+    them best first, as the server does."""
     kind = KIND_TOPK
 
     def _check(self, h, payload, deep):
+        self.format_version = h.version
+        if h.version == TOPK_FORMAT_V1:
+            self._check_v1(h, payload, deep)
+        else:
+            self._check_v2(h, payload, deep)
+
+    def _check_v1(self, h, payload, deep):
+        """bs_topk1_check (src/core/topk_v1.c), in its order."""
         if not 1 <= h.p3 <= TOPK_MAX_K:
             raise FormatError("topk value has an invalid k %d (1 to %d)" % (h.p3, TOPK_MAX_K))
         self._check_cms(h, "topk")
@@ -1337,9 +1402,7 @@ class TopK(CountMin):
             total_len += ln
             if total_len > used:
                 raise FormatError("topk value's candidates hold more key bytes than its %d bytes of keys" % used)
-            fixed_len = {FAMILY_UUID: 16}.get(h.family, 8 if h.family in (
-                FAMILY_INTEGER, FAMILY_FLOAT, FAMILY_DATE, FAMILY_TIMESTAMP, FAMILY_TIMESTAMPTZ) else None)
-            if fixed_len is not None and ln != fixed_len:
+            if not _key_length_fits(h.family, ln):
                 raise FormatError("topk value's candidate %d has %d key bytes, wrong for %s keys"
                                   % (i, ln, FAMILY_NAMES[h.family]))
             if est > h.n:
@@ -1354,20 +1417,168 @@ class TopK(CountMin):
             for i in range(ncand, cap):
                 if any(payload[cbytes + i * TOPK_SLOT:cbytes + (i + 1) * TOPK_SLOT]):
                     raise FormatError("topk value has data in unused candidate slot %d" % i)
-        self._load_counters(payload[:cbytes], deep)
-
-    def items(self, encoding="utf-8"):
-        """topk_items(t): the first k candidates as (value, frequency), by
-        the current estimate (highest first), then by hash (lowest first)."""
+        self._load_counters(payload[:cbytes], deep, "topk")
+        self.capacity, self.floor = cap, None
+        # the reading of bs_topk_ranked: the canonical order of bs_topk1_compact (the Count-Min
+        # estimate, highest first, then the hash), a hash listed once; lower 0, upper the estimate
         ranked = sorted(((self.frequency_hash(hv), hv, data) for hv, _, data in self.candidates),
                         key=lambda r: (-r[0], r[1]))
-        out, seen = [], set()
+        self.entries, seen = [], set()
         for est, hv, data in ranked:
-            if hv in seen:
-                continue
-            seen.add(hv)
-            out.append((decode_key(self.family, data, encoding), est))
-        return out[:self.k]
+            if hv not in seen:
+                seen.add(hv)
+                self.entries.append(TopKEntry(hv, 0, est, data))
+        self._ranked = self.entries
+
+    def _check_v2(self, h, payload, deep):
+        """check_v2 (src/core/topk.c), in its order: the header fields, the
+        length, floor, then entry by entry its key's end and length, its
+        counts and the sum of the lower counts (deep: the hash order and the
+        upper bound against the Count-Min estimate), the key bytes used;
+        deep: the rows of counters last."""
+        cap, held = h.x & 0xFFFFFFFF, h.x >> 32
+        if not 1 <= h.p3 <= TOPK_MAX_K:
+            raise FormatError("topk value has an invalid k %d (1 to %d)" % (h.p3, TOPK_MAX_K))
+        if not _cms_shape_ok(h.p1, h.p2):
+            raise FormatError("topk value has an invalid shape: width %d, depth %d" % (h.p1, h.p2))
+        if h.n > CMS_MAX_COUNT:
+            raise FormatError("topk value has a total past %d" % CMS_MAX_COUNT)
+        if cap < 2 * h.p3 or cap > TOPK_MAX_CAPACITY:
+            raise FormatError("topk value has an invalid capacity %d for k %d (2k to %d)"
+                              % (cap, h.p3, TOPK_MAX_CAPACITY))
+        if held > 2 * cap:
+            raise FormatError("topk value holds %d values, more than twice its capacity %d" % (held, cap))
+        cbytes = 8 * h.p1 * h.p2
+        fixed = cbytes + 8 + held * TOPK_RECORD
+        if len(payload) < fixed:
+            raise FormatError("topk value of width %d, depth %d holding %d values needs at least %d payload "
+                              "bytes, has %d" % (h.p1, h.p2, held, fixed, len(payload)))
+        key_bytes = len(payload) - fixed
+        if held and h.family == FAMILY_NONE:
+            raise FormatError("topk value holds values but no key family")
+        floor = struct.unpack_from("<Q", payload, cbytes)[0]
+        if floor > h.n:
+            raise FormatError("topk value's bound of values not held, %d, is past its total %d" % (floor, h.n))
+        self.width, self.depth, self.total = h.p1, h.p2, h.n
+        self._load_counters(payload[:cbytes], False)
+        keys = payload[fixed:]
+        self.entries = []
+        prev_end = sum_lower = prev_hash = 0
+        for i in range(held):
+            lower, upper, end = _RECORD.unpack_from(payload, cbytes + 8 + i * TOPK_RECORD)
+            if end < prev_end or end > key_bytes:
+                raise FormatError("topk value's entry %d ends its key at byte %d, outside %d to %d"
+                                  % (i, end, prev_end, key_bytes))
+            ln = end - prev_end
+            if ln > TOPK_MAX_KEY or not _key_length_fits(h.family, ln):
+                raise FormatError("topk value's entry %d has %d key bytes, wrong for %s keys"
+                                  % (i, ln, FAMILY_NAMES[h.family]))
+            if lower < 1 or lower > upper or upper > h.n:
+                raise FormatError("topk value's entry %d counts %d to %d, not within 1 to its total %d"
+                                  % (i, lower, upper, h.n))
+            sum_lower += lower
+            if sum_lower > h.n:
+                raise FormatError("topk value's lower counts sum past its total %d" % h.n)
+            data = keys[prev_end:end]
+            hv = _xxh3(data, seed=h.seed)
+            if deep:
+                if i > 0 and hv <= prev_hash:
+                    raise FormatError("topk value's entries are not in increasing order of hash at entry %d" % i)
+                est = self.frequency_hash(hv)
+                if upper > est:
+                    raise FormatError("topk value's entry %d has an upper bound %d past its Count-Min estimate %d"
+                                      % (i, upper, est))
+                prev_hash = hv
+            self.entries.append(TopKEntry(hv, lower, upper, data))
+            prev_end = end
+        if prev_end != key_bytes:
+            raise FormatError("topk value has %d key bytes, its entries use %d" % (key_bytes, prev_end))
+        if deep:
+            _check_cms_rows(self.counters, self.width, self.depth, self.total, "topk")
+        self.k, self.capacity, self.floor = h.p3, cap, floor
+        self.candidates = [(e.hash, e.lower, e.key) for e in self.entries]
+        # bs_topk_ranked: by lower count, then upper bound (both highest first), then hash
+        self._ranked = sorted(self.entries, key=lambda e: (-e.lower, -e.upper, e.hash))
+
+    def _wanted(self, n):
+        """How many values to list: k, or n between 1 and the capacity (items_wanted, src/topk.c)."""
+        if n is None:
+            return self.k
+        if isinstance(n, bool) or not isinstance(n, int):
+            raise TypeError("n must be an int, not %s" % type(n).__name__)
+        if not 1 <= n <= self.capacity:
+            raise ValueError("n must be between 1 and the sketch's capacity %d, got %d" % (self.capacity, n))
+        return n
+
+    def ranked(self):
+        """Every value listed, best first (bs_topk_ranked), as TopKEntry:
+        format 2 by lower count, then upper bound (highest first), then hash;
+        format 1 by the Count-Min estimate, then hash, lower 0 and upper the
+        estimate."""
+        return list(self._ranked)
+
+    def items_bounds(self, n=None, encoding="utf-8"):
+        """topk_items_bounds(t [, n]): the first n (default k; 1 to the
+        capacity, ValueError otherwise) values as TopKRow(value, frequency,
+        lower_bound, upper_bound); frequency is the lower count for format 2,
+        the Count-Min estimate for format 1."""
+        out = []
+        for e in self._ranked[:self._wanted(n)]:
+            est = e.upper if self.format_version == TOPK_FORMAT_V1 else e.lower
+            out.append(TopKRow(decode_key(self.family, e.key, encoding), est, e.lower, e.upper))
+        return out
+
+    def items(self, n=None, encoding="utf-8"):
+        """topk_items(t [, n]): the first n (default k) values as (value, frequency)."""
+        return [(r.value, r.frequency) for r in self.items_bounds(n, encoding)]
+
+    def lookup_hash(self, h, data):
+        """(held, TopKBounds) of the value of hash h and key bytes data
+        (bs_topk_lookup).  Format 2: a held value's counts (frequency = lower),
+        else 0, 0 and the smaller of floor and the Count-Min estimate;
+        format 1: the Count-Min estimate, 0 and the estimate."""
+        data = bytes(data)
+        if self.format_version == TOPK_FORMAT_V1:
+            est = self.frequency_hash(h)
+            held = any(hv == h and key == data for hv, _, key in self.candidates)
+            return held, TopKBounds(est, 0, est)
+        lo, hi = 0, len(self.entries)
+        while lo < hi:                  # the entries are in increasing order of hash
+            mid = lo + (hi - lo) // 2
+            e = self.entries[mid]
+            if e.hash == h:
+                if e.key == data:
+                    return True, TopKBounds(e.lower, e.lower, e.upper)
+                break                   # another value with its hash: not held
+            if e.hash < h:
+                lo = mid + 1
+            else:
+                hi = mid
+        return False, TopKBounds(0, 0, min(self.floor, self.frequency_hash(h)))
+
+    def bounds(self, value):
+        """topk_bounds(t, value): TopKBounds(frequency, lower_bound,
+        upper_bound) of any value, held or not; the true count of the value
+        is between the bounds.  FamilyError for a key of another family."""
+        k = self.key(value)
+        return self.lookup_hash(_xxh3(k.data, seed=self.seed), k.data)[1]
+
+    def upper_bound(self, value):
+        """topk_upper_bound(t, value), t -> value: never below the true count."""
+        return self.bounds(value).upper_bound
+
+    def holds(self, value):
+        """Whether the sketch holds the value (format 1: among its candidates)."""
+        k = self.key(value)
+        return self.lookup_hash(_xxh3(k.data, seed=self.seed), k.data)[0]
+
+    def info(self):
+        """topk_info(t) as a TopKInfo: bytes counts the 4-byte varlena header,
+        as the server does; untracked_max is floor, None for format 1."""
+        return TopKInfo(self.k, self.width, self.depth, _CMS_E / self.width, math.exp(-float(self.depth)),
+                        self.total, self.header.x & 0xFFFFFFFF if self.format_version == TOPK_FORMAT_V1
+                        else len(self.entries), len(self.buf) + 4, FAMILY_NAMES[self.family],
+                        self.format_version, self.capacity, self.floor)
 
 
 _CLASSES = {KIND_BLOOM: Bloom, KIND_CBLOOM: CountingBloom, KIND_CMS: CountMin, KIND_TOPK: TopK}

@@ -11,16 +11,27 @@ works in a schema of its own (bs_client_<pid>, dropped at the end) and checks:
    key bytes (from the value the server returns), hash and probe positions,
    and the server still gives that hash, those key bytes and those bits;
 2. the format vectors of test/vectors/sketches.txt: the server still makes
-   each sketch byte for byte, and the client reads it and finds its keys;
+   each sketch byte for byte (a frozen topk of format 1, which no server
+   makes any more: the server reads it and gives its bytes back), and the
+   client reads it and finds its keys; of a topk, the client lists the values
+   and gives the bounds that the record lists, and answers as topk_items,
+   topk_items_bounds, topk_bounds, topk_upper_bound, -> and topk_info;
 3. bloomsketch_hash for thousands of generated values of every key type;
 4. membership: filters built by the server (bloom_agg over tens of thousands
    of keys of every family, a fixed-shape bloom_agg, a cbloom with values
    removed) answered by the client for present and absent keys, compared
    with the server's @> and cbloom_count: no disagreement, no false negative;
 5. Count-Min estimates (cms_frequency) and topk_items, compared exactly;
+   topk of format 2 (topk_agg with and without values dropped,
+   topk_agg_weighted, topk_union_agg): topk_items and topk_items_bounds
+   (n = 1, k and the capacity), topk_info and topk_bounds of held and absent
+   values compared exactly, every true count within its bounds;
 6. corrupted sketches: the client raises FormatError with the server's
    message, and the server rejects the same bytes; a key of another family
-   raises FamilyError;
+   raises FamilyError; corrupted topk values of both formats (named cases of
+   every check, then every prefix and one-byte change of three values): the
+   client accepts what the server accepts and reads it alike, and rejects
+   the rest with the server's message; topk_items(t, n) with n out of range;
 7. the blocked layout (bloom_empty(..., 'blocked') and bloom_add,
    bloom_agg(v, capacity, fpr, 'blocked'), bloom_agg(v, NULL, fpr, 'blocked')):
    the client answers as @> for present and absent keys, builds the same
@@ -45,6 +56,7 @@ or the script could not run.  Needs Debian's python3-psycopg2 and
 python3-xxhash (run it with /usr/bin/python3).
 """
 
+import decimal
 import os
 import struct
 import sys
@@ -222,7 +234,64 @@ def sql_text(value):
     """A decoded topk key as the server prints it (for the families used)."""
     if hasattr(value, "isoformat"):
         return value.isoformat()
+    if isinstance(value, (bytes, bytearray)):
+        return "\\x" + value.hex()
+    if isinstance(value, decimal.Decimal):
+        return format(value, "f")         # never an exponent, as numeric_out
     return str(value)
+
+
+SQL_TYPES = {1: "bigint", 2: "text", 3: "bytea", 4: "uuid", 5: "double precision", 6: "numeric",
+             7: "date", 8: "timestamp", 9: "timestamptz"}
+
+
+def sql_value(bs, family, data):
+    """(SQL expression with one %s, its parameter) of the value of family whose canonical key
+    bytes are data."""
+    typ = SQL_TYPES[family]
+    if family == bs.FAMILY_BYTEA:
+        return "%s::bytea", bytes(data)
+    v = bs.decode_key(family, data)
+    if family == bs.FAMILY_FLOAT:
+        v = repr(v).replace("inf", "Infinity").replace("nan", "NaN")
+    return "%%s::%s" % typ, sql_text(v)
+
+
+def compare_topk(bs, cur, raw, keys=()):
+    """The differences between the client's reading of the topk value raw and the server's:
+    topk_items, topk_items(t, n) and topk_items_bounds(t, n) for n = 1, k and the capacity,
+    topk_items_bounds(t), topk_info, and topk_bounds, topk_upper_bound and -> of each of keys
+    (canonical key bytes)."""
+    t = bs.load(raw)
+    problems = []
+
+    def rows(sql, *args):
+        cur.execute(sql, (raw,) + args)
+        return [tuple(r) for r in cur.fetchall()]
+
+    def mine(items):
+        return [(sql_text(r[0]),) + tuple(r[1:]) for r in items]
+
+    for n in (None, 1, t.k, t.capacity):
+        arg = "" if n is None else ", %d" % n
+        server = rows("SELECT * FROM topk_items(%%s::bytea::topk%s)" % arg)
+        if mine(t.items(n)) != server:
+            problems.append("topk_items(t%s): client %s, server %s" % (arg, mine(t.items(n)), server))
+        server = rows("SELECT * FROM topk_items_bounds(%%s::bytea::topk%s)" % arg)
+        if mine(t.items_bounds(n)) != server:
+            problems.append("topk_items_bounds(t%s): client %s, server %s" % (arg, mine(t.items_bounds(n)), server))
+    server = rows("SELECT * FROM topk_info(%s::bytea::topk)")
+    if [tuple(t.info())] != server:
+        problems.append("topk_info: client %s, server %s" % (tuple(t.info()), server))
+    for data in keys:
+        expr, param = sql_value(bs, t.family, data)
+        server = rows("SELECT (topk_bounds(t, v)).*, topk_upper_bound(t, v), t -> v "
+                      "FROM (SELECT %%s::bytea::topk AS t, %s AS v) s" % expr, param)
+        b = t.bounds(bs.Key(t.family, data))
+        if [tuple(b) + (b.upper_bound, b.upper_bound)] != server:
+            problems.append("topk_bounds, topk_upper_bound and -> of %s: client %s, server %s"
+                            % (data.hex(), tuple(b), server))
+    return problems
 
 
 def build_bloom(bs, build, ops, family):
@@ -263,19 +332,42 @@ def build_bloom(bs, build, ops, family):
     return f
 
 
+def parse_counts(field):
+    """(key bytes, frequency, lower, upper) of each token HEX:F:L:U of an items or bounds field."""
+    out = []
+    if field == "(none)":
+        return out
+    for tok in field.split(" "):
+        hexkey, f, lower, upper = tok.split(":")
+        out.append((unhex(hexkey), int(f), int(lower), int(upper)))
+    return out
+
+
 def check_sketch_vectors(bs, cur):
     records = parse_sketches()
     kinds = set()
+    topk_formats = {}
     for r in records:
         name, kind = r.get("name", "?"), r.get("kind")
         kinds.add(kind)
         want = bytes.fromhex(r["hex"])
-        cur.execute(r["sql"])
-        got = cur.fetchone()[0]
-        got = bytes.fromhex(got[2:]) if isinstance(got, str) else bytes(got)
-        check(got == want and len(want) == int(r["bytes"]),
-              "%s: the server still makes these %d bytes (%s)" % (name, len(want), r["sql"][:60] + "..."),
-              "server: %s" % got.hex())
+        frozen = r["build"].startswith("topk1_agg ")
+        if frozen:
+            # format 1, made by bloomsketch 1.4: the server reads it and gives its bytes back
+            cur.execute("SELECT %s::bytea::topk::bytea, (topk_info(%s::bytea::topk)).format_version",
+                        (want, want))
+            got, version = cur.fetchone()
+            got = bytes(got)
+            check(got == want and len(want) == int(r["bytes"]) and version == 1,
+                  "%s: the server reads these %d bytes of format %s (frozen: made by bloomsketch 1.4) "
+                  "and gives them back" % (name, len(want), version), "server: %s" % got.hex())
+        else:
+            cur.execute(r["sql"])
+            got = cur.fetchone()[0]
+            got = bytes.fromhex(got[2:]) if isinstance(got, str) else bytes(got)
+            check(got == want and len(want) == int(r["bytes"]),
+                  "%s: the server still makes these %d bytes (%s)" % (name, len(want), r["sql"][:60] + "..."),
+                  "server: %s" % got.hex())
         family = int(r["family"].split()[0])
         ops = parse_keys(r["keys"])
         problems = []
@@ -305,8 +397,10 @@ def check_sketch_vectors(bs, cur):
                         problems.append("%s not found" % data.hex())
                     if kind == "cbloom" and not (s.contains(key) and s.count(key) >= min(n, s.max)):
                         problems.append("%s: count %d, added %d" % (data.hex(), s.count(key), n))
-                    if kind in ("cms", "topk") and s.frequency(key) < n:
+                    if kind == "cms" and s.frequency(key) < n:
                         problems.append("%s: estimate %d, added %d" % (data.hex(), s.frequency(key), n))
+                    if kind == "topk" and not s.bounds(key).lower_bound <= n <= s.bounds(key).upper_bound:
+                        problems.append("%s: bounds %s, added %d" % (data.hex(), s.bounds(key), n))
                 if not ops and (kind in ("bloom",) and s.bits_set() or kind == "cms" and s.total):
                     problems.append("an empty sketch holds something")
                 what = "reads it and finds its %d keys" % len(net)
@@ -316,18 +410,34 @@ def check_sketch_vectors(bs, cur):
                         problems.append("the client builds %s" % mine.to_bytes().hex())
                     what += ", builds the same bytes from them (%s layout)" % s.layout_name
                 if kind == "topk":
-                    cur.execute("SELECT value, frequency FROM topk_items(%s::bytea::topk)", (want,))
-                    server_items = cur.fetchall()
-                    mine = [(sql_text(v), n) for v, n in s.items()]
-                    if mine != server_items:
-                        problems.append("items %s, server %s" % (mine, server_items))
-                    what += ", items = topk_items"
+                    topk_formats[s.format_version] = topk_formats.get(s.format_version, 0) + 1
+                    if (s.format_version == bs.TOPK_FORMAT_V1) != frozen:
+                        problems.append("format %d, build line %s" % (s.format_version, r["build"]))
+                    # the reading recorded by generate.py
+                    listed = [(e.key, e.upper if s.format_version == bs.TOPK_FORMAT_V1 else e.lower,
+                               e.lower, e.upper) for e in s.ranked()]
+                    if "items" not in r or "bounds" not in r:
+                        problems.append("the record has no items or no bounds")
+                    elif listed[:s.capacity] != parse_counts(r["items"]):
+                        problems.append("ranked %s, the file's items %s" % (listed, r["items"]))
+                    recorded = parse_counts(r.get("bounds", "(none)"))
+                    for data, f, lower, upper in recorded:
+                        b = s.bounds(bs.Key(family, data))
+                        if tuple(b) != (f, lower, upper):
+                            problems.append("%s: bounds %s, the file's %s" % (data.hex(), b, (f, lower, upper)))
+                    problems += compare_topk(bs, cur, want, [data for data, _, _, _ in recorded])
+                    what += (", lists its values and gives the bounds of %d values as the file and the server "
+                             "do (format %d; topk_items, topk_items_bounds, topk_bounds, topk_info)"
+                             % (len(recorded), s.format_version))
         except (bs.FormatError, bs.FamilyError) as e:
             problems.append("%s: %s" % (type(e).__name__, e))
             what = "reads it"
         check(not problems, "%s: the client %s" % (name, what), "\n".join(problems))
     check(len(records) >= 10 and kinds >= {"bloom", "bloom_agg_state", "cbloom", "cms", "topk"},
           "sketches.txt has %d records (at least 10) of every kind" % len(records))
+    check(topk_formats.get(1, 0) >= 4 and topk_formats.get(2, 0) >= 5,
+          "sketches.txt has topk records of format 1 (%d, frozen) and format 2 (%d)"
+          % (topk_formats.get(1, 0), topk_formats.get(2, 0)))
     blocked = [r["name"] for r in records if r.get("build", "").endswith(" blocked")]
     check(any(r.startswith("bloom") for r in blocked) and any(r.startswith("state") for r in blocked),
           "sketches.txt has blocked-layout filters and states (%s)" % ", ".join(blocked))
@@ -551,6 +661,46 @@ def check_cms_topk(bs, cur, n_rows, n_probes):
     check(mine == server_items and len(mine) == 10,
           "topk_agg(v, 10) of %d rows: the client's items = topk_items (%s ...)" % (n_rows, mine[:3]),
           "client %s\nserver %s" % (mine, server_items))
+    # format 2: values dropped (capacity 100 and 1000 distinct values), weights, unions
+    cur.execute("CREATE TEMP TABLE exact_w AS SELECT v, sum(length(v))::bigint AS n FROM stream GROUP BY v")
+    cur.execute("CREATE TEMP TABLE tk AS "
+                "SELECT 'topk_agg(v, 10)' AS what, 'exact' AS truth, (SELECT t FROM sk) AS t "
+                "UNION ALL SELECT 'topk_agg(v, 10, 0.01, 0.05)', 'exact', topk_agg(v, 10, 0.01, 0.05) FROM stream "
+                "UNION ALL SELECT 'topk_agg(v, 3, 0.02, 0.2)', 'exact', topk_agg(v, 3, 0.02, 0.2) FROM stream "
+                "UNION ALL SELECT 'topk_agg_weighted(v, length(v), 10, 0.01, 0.05)', 'exact_w', "
+                "topk_agg_weighted(v, length(v)::bigint, 10, 0.01, 0.05) FROM stream "
+                "UNION ALL SELECT 'topk_union_agg of 4 topk_agg(v, 10, 0.01, 0.05)', 'exact', topk_union_agg(t) "
+                "FROM (SELECT topk_agg(v, 10, 0.01, 0.05) AS t FROM stream GROUP BY x % 4) p")
+    cur.execute("SELECT what, truth, t::bytea FROM tk ORDER BY what")
+    floors = []
+    for what, truth, raw in cur.fetchall():
+        raw = bytes(raw)
+        tk = bs.load(raw)
+        problems = compare_topk(bs, cur, raw)
+        cur.execute("SELECT p.v, (topk_bounds((SELECT t FROM tk WHERE what = %%s), p.v)).*, coalesce(e.n, 0) "
+                    "FROM (SELECT y, 'page-' || y AS v FROM generate_series(0, %%s) y) p "
+                    "LEFT JOIN %s e USING (v) ORDER BY p.y" % truth, (what, n_probes // 5 - 1))
+        disagree, outside, held = [], [], 0
+        for v, f, lower, upper, exact in cur:
+            b = tk.bounds(v)
+            if tuple(b) != (f, lower, upper):
+                disagree.append((v, (f, lower, upper), tuple(b)))
+            if not lower <= exact <= upper:
+                outside.append((v, exact, (lower, upper)))
+            held += tk.holds(v)
+        info = tk.info()
+        floors.append(info.untracked_max)
+        if disagree or outside:
+            problems.append("%d lookups differ (first %s), %d true counts outside the bounds (first %s)"
+                            % (len(disagree), disagree[:3], len(outside), outside[:3]))
+        check(not problems and tk.format_version == bs.TOPK_FORMAT and info.untracked_max is not None,
+              "%s of %d rows (capacity %d, %d held, untracked_max %d): items and items_bounds (n = 1, k, "
+              "capacity), topk_info and the bounds of %d values (%d held) = the server's; every true count "
+              "is within its bounds" % (what, n_rows, info.capacity, info.candidates, info.untracked_max,
+                                         n_probes // 5, held), "\n".join(problems))
+    check(len(floors) == 5 and sum(1 for f in floors if f) >= 3,
+          "values were dropped from %d of the 5 topk sketches (untracked_max > 0: %s)"
+          % (sum(1 for f in floors if f), floors))
 
 
 def compare_membership(cur, f, fn, tag, table, n):
@@ -931,9 +1081,8 @@ def check_corruption(bs, cur, psycopg2):
     cur.execute("SELECT bloom_add(bloom_add(bloom_empty_bits(61, 3), 42), 7)::bytea, "
                 "cms_add(cms_empty_dims(4, 2), 'x', 3)::bytea, "
                 "cbloom_add(cbloom_empty(3, 0.1), 42)::bytea, "
-                "(SELECT topk_agg(v, 2, 0.34, 0.5) FROM unnest(ARRAY['a', 'b', 'b', 'c', 'c', 'c']) v)::bytea, "
                 "bloom_add(bloom_add(bloom_empty_bits(1024, 9, 'blocked'), 42), 7)::bytea")
-    bloom, cms, cbloom, topk, blocked = (bytes(v) for v in cur.fetchone())
+    bloom, cms, cbloom, blocked = (bytes(v) for v in cur.fetchone())
     # growable filters of 3 stages (10, 20 and 10 of 40 keys counted)
     grow = {}
     for layout in ("classic", "blocked"):
@@ -1012,14 +1161,8 @@ def check_corruption(bs, cur, psycopg2):
         ("cbloom", "counter bits 5", corrupt(cbloom, 28, u32(5))),
         ("cbloom", "unused half byte", corrupt(cbloom, len(cbloom) - 1, bytes([cbloom[-1] | 0x10]))),
         ("cbloom", "reserved n", corrupt(cbloom, 32, u64(1))),
-        ("topk", "k = 0", corrupt(topk, 28, u32(0))),
-        ("topk", "a key byte changed", corrupt(topk, len(topk) - 3, b"x")),
-        ("topk", "5 candidates", corrupt(topk, 40, u32(5))),
-        ("topk", "a slot's estimate past the total", corrupt(topk, 120, u64(7))),
-        ("topk", "truncated to 200 bytes", topk[:200]),
     ]
-    classes = {"bloom": bs.Bloom, "cms": bs.CountMin, "cbloom": bs.CountingBloom, "topk": bs.TopK,
-               "growable": bs.load}
+    classes = {"bloom": bs.Bloom, "cms": bs.CountMin, "cbloom": bs.CountingBloom, "growable": bs.load}
     for kind, what, data in cases:
         try:
             classes[kind](data)
@@ -1068,6 +1211,199 @@ def check_corruption(bs, cur, psycopg2):
     fb = bs.load(blocked)
     check(fb.layout == bs.LAYOUT_BLOCKED and fb.contains(42) and fb.contains(7) and fb.bits_set() <= 18,
           "the uncorrupted blocked filter holds 42 and 7")
+
+
+def validate_both(bs, cur, psycopg2, data):
+    """(client, server) for bytes data cast to topk: None if accepted, else the error message
+    (the server's with its SQLSTATE if that is not 22P03; the client's type if not FormatError)."""
+    try:
+        bs.TopK(data)
+        client = None
+    except bs.FormatError as e:
+        client = str(e)
+    except Exception as e:  # any other exception is a failure of the client
+        client = "%s: %s" % (type(e).__name__, e)
+    try:
+        cur.execute("SELECT %s::bytea::topk", (data,))
+        server = None
+    except psycopg2.Error as e:
+        server = e.diag.message_primary if e.pgcode == "22P03" else "%s %s" % (e.pgcode, e.diag.message_primary)
+    return client, server
+
+
+def items_both(bs, cur, psycopg2, data):
+    """topk_items_bounds(t, capacity) of valid bytes data, from the client and from the server
+    (the error's SQLSTATE or exception type where they raise one: a text key that is not UTF-8)."""
+    t = bs.TopK(data)
+    try:
+        client = [(sql_text(r[0]),) + tuple(r[1:]) for r in t.items_bounds(t.capacity)]
+    except (ValueError, OverflowError) as e:
+        client = "error %s" % type(e).__name__
+    try:
+        cur.execute("SELECT * FROM topk_items_bounds(%%s::bytea::topk, %d)" % t.capacity, (data,))
+        server = [tuple(r) for r in cur.fetchall()]
+    except psycopg2.Error as e:
+        server = "error %s" % e.pgcode
+    if isinstance(client, str) and isinstance(server, str):
+        return client, client               # both refuse to print the keys
+    return client, server
+
+
+def check_topk_corruption(bs, cur, psycopg2):
+    """Corrupted topk values of both formats: the client accepts what the server accepts (and
+    then reads it as the server does), and rejects the rest with FormatError and the server's
+    message (22P03).  Named cases of every check of check_v2 and bs_topk1_check, then every
+    byte of three values set to 0x00, 0xff and flipped in its low bit, and every prefix."""
+    cur.execute("SELECT (SELECT topk_agg(v, 2, 0.34, 0.5) "
+                "FROM unnest(ARRAY['a', 'b', 'b', 'c', 'c', 'c']) v)::bytea, "
+                "(SELECT topk_agg(v, 1, 0.5, 0.5 ORDER BY i) "
+                "FROM unnest(ARRAY[1, 2, 3, 3, 2, 1, 4, 4, 4, 4, 5, 6, 7]::bigint[]) "
+                "WITH ORDINALITY AS s(v, i))::bytea")
+    t2, t3 = (bytes(v) for v in cur.fetchone())
+    v1 = bytes.fromhex(next(r["hex"] for r in parse_sketches() if r["name"] == "topk_text"))
+    a, b = bs.TopK(t2), bs.TopK(t3)
+    check(a.format_version == 2 and b.format_version == 2 and bs.TopK(v1).format_version == 1
+          and [e.key for e in a.entries] == [b"b", b"c", b"a"] and a.floor == 0 and b.floor > 0,
+          "topk values to corrupt: format 2 holding b, c and a in hash order (floor 0), format 2 with values "
+          "dropped (floor %d), the frozen format-1 topk_text" % b.floor)
+    u64 = lambda v: v.to_bytes(8, "little")  # noqa: E731
+    u32 = lambda v: v.to_bytes(4, "little")  # noqa: E731
+    cb = HEADER + 8 * a.width * a.depth         # floor
+    rec = cb + 8                                # entry 0
+    keys = rec + bs.TOPK_RECORD * len(a.entries)
+    cases = [
+        # (what, bytes, accepted)
+        ("format 2: empty", b"", False),
+        ("format 2: the header alone", t2[:HEADER], False),
+        ("format 2: format version 3", corrupt(t2, 4, b"\x03"), False),
+        ("format 2: format version 0", corrupt(t2, 4, b"\x00"), False),
+        ("format 2: kind cms", corrupt(t2, 5, b"\x03"), False),
+        ("format 2: hash algorithm 2", corrupt(t2, 6, b"\x02"), False),
+        ("format 2: k = 0", corrupt(t2, 28, u32(0)), False),
+        ("format 2: k = 3, capacity 4 below 2k", corrupt(t2, 28, u32(3)), False),
+        ("format 2: k = 10001", corrupt(t2, 28, u32(10001)), False),
+        ("format 2: k = 1", corrupt(t2, 28, u32(1)), True),
+        ("format 2: width 0", corrupt(t2, 16, u64(0)), False),
+        ("format 2: width 9", corrupt(t2, 16, u64(9)), False),
+        ("format 2: depth 0", corrupt(t2, 24, u32(0)), False),
+        ("format 2: depth 65", corrupt(t2, 24, u32(65)), False),
+        ("format 2: total past 2^63 - 1", corrupt(t2, 32, u64(1 << 63)), False),
+        ("format 2: total 7, a row sums to 6", corrupt(t2, 32, u64(7)), False),
+        ("format 2: total 5, the lower counts sum past it", corrupt(t2, 32, u64(5)), False),
+        ("format 2: capacity 3", corrupt(t2, 40, u32(3)), False),
+        ("format 2: capacity 1000001", corrupt(t2, 40, u32(1000001)), False),
+        ("format 2: capacity 5", corrupt(t2, 40, u32(5)), True),
+        ("format 2: 9 values held, capacity 4", corrupt(t2, 44, u32(9)), False),
+        ("format 2: 4 values held, too short", corrupt(t2, 44, u32(4)), False),
+        ("format 2: 2 values held, key bytes left over", corrupt(t2, 44, u32(2)), False),
+        ("format 2: no value held", corrupt(t2, 44, u32(0)), False),
+        ("format 2: key family none", corrupt(t2, 7, b"\x00"), False),
+        ("format 2: key family integer", corrupt(t2, 7, b"\x01"), False),
+        ("format 2: key family bytea", corrupt(t2, 7, b"\x03"), True),
+        ("format 2: key family 10", corrupt(t2, 7, b"\x0a"), False),
+        ("format 2: floor 7, past the total", corrupt(t2, cb, u64(7)), False),
+        ("format 2: floor 1", corrupt(t2, cb, u64(1)), True),
+        ("format 2: floor 6", corrupt(t2, cb, u64(6)), True),
+        ("format 2: entry 0 ends its key at byte 0", corrupt(t2, rec + 16, u32(0)), False),
+        ("format 2: entry 0 ends its key past the key bytes", corrupt(t2, rec + 16, u32(100)), False),
+        ("format 2: entry 1 ends its key before entry 0's", corrupt(t2, rec + 20 + 16, u32(0)), False),
+        ("format 2: entry 2 ends its key at 2^32 - 1", corrupt(t2, rec + 40 + 16, u32(0xFFFFFFFF)), False),
+        ("format 2: entry 0 lower 0", corrupt(t2, rec, u64(0)), False),
+        ("format 2: entry 0 lower 1 (upper 2)", corrupt(t2, rec, u64(1)), True),
+        ("format 2: entry 0 lower above its upper", corrupt(t2, rec, u64(3)), False),
+        ("format 2: entry 0 upper past the total", corrupt(t2, rec + 8, u64(7)), False),
+        ("format 2: entry 0 upper past its Count-Min estimate", corrupt(t2, rec + 8, u64(3)), False),
+        ("format 2: entry 2 counts 2 to 2, the lower counts sum past the total",
+         corrupt(t2, rec + 40, u64(2) + u64(2)), False),
+        ("format 2: keys b and c swapped, not in hash order", corrupt(t2, keys, b"cb"), False),
+        ("format 2: key a changed to x (still in hash order, under its estimate)",
+         corrupt(t2, len(t2) - 1, b"x"), True),
+        ("format 2: key b changed to x", corrupt(t2, keys, b"x"), False),
+        ("format 2: a zero counter set to 1", corrupt(t2, HEADER, u64(1)), False),
+        ("format 2: counter of c lowered to 2", corrupt(t2, HEADER + 16, u64(2)), False),
+        ("format 2: seed 1", corrupt(t2, 8, u64(1)), False),
+        ("format 2: truncated by one byte", t2[:-1], False),
+        ("format 2: one byte appended", t2 + b"a", False),
+        ("format 2: truncated to 100 bytes", t2[:100], False),
+        ("format 2, values dropped: floor 0", corrupt(t3, HEADER + 8 * b.width * b.depth, u64(0)), True),
+        ("format 2, values dropped: floor past the total",
+         corrupt(t3, HEADER + 8 * b.width * b.depth, u64(b.total + 1)), False),
+        ("format 1: format version 3", corrupt(v1, 4, b"\x03"), False),
+        ("format 1: k = 0", corrupt(v1, 28, u32(0)), False),
+        ("format 1: k = 3, too short", corrupt(v1, 28, u32(3)), False),
+        ("format 1: a key byte changed", corrupt(v1, len(v1) - 3, b"x"), False),
+        ("format 1: 5 candidates", corrupt(v1, 40, u32(5)), False),
+        ("format 1: 2 candidates, data in unused slot 2", corrupt(v1, 40, u32(2)), False),
+        ("format 1: 2 key bytes used", corrupt(v1, 44, u32(2)), False),
+        ("format 1: a slot's estimate past the total", corrupt(v1, 120, u64(7)), False),
+        ("format 1: total 7, a row sums to 6", corrupt(v1, 32, u64(7)), False),
+        ("format 1: key family integer", corrupt(v1, 7, b"\x01"), False),
+        ("format 1: truncated to 200 bytes", v1[:200], False),
+        ("format 1: one byte appended (spare room)", v1 + b"\0", True),
+    ]
+    for what, data, accepted in cases:
+        client, server = validate_both(bs, cur, psycopg2, data)
+        problems = []
+        if (client is None) != accepted or client != server:
+            problems.append("client %r, server %r" % (client, server))
+        elif accepted:
+            problems = compare_topk(bs, cur, data, [b"a", b"b", b"c", b"d"] if data[7] in (2, 3) else [])
+        check(not problems, "topk, %s: %s by the client and the server%s"
+              % (what, "accepted" if accepted else "rejected", "" if accepted else " (%r)" % client),
+              "\n".join(problems))
+    # every byte changed, every prefix
+    for label, raw in (("format 2", t2), ("format 2 with values dropped", t3), ("format 1", v1)):
+        variants = [raw[:n] for n in range(len(raw))]
+        for i in range(len(raw)):
+            for byte in {0x00, 0xFF, raw[i] ^ 1} - {raw[i]}:
+                variants.append(corrupt(raw, i, bytes([byte])))
+        differ, accepted, messages = [], 0, set()
+        for data in variants:
+            client, server = validate_both(bs, cur, psycopg2, data)
+            if client != server:
+                differ.append((data.hex(), client, server))
+            elif client is None:
+                accepted += 1
+                mine, theirs = items_both(bs, cur, psycopg2, data)
+                if mine != theirs:
+                    differ.append((data.hex(), mine, theirs))
+            else:
+                messages.add(client)
+        check(not differ, "topk, %s (%d bytes): %d prefixes and %d one-byte changes, %d accepted (and read "
+              "alike), %d rejected with %d different messages: the client decides as the server, with its "
+              "message" % (label, len(raw), len(raw), len(variants) - len(raw), accepted,
+                           len(variants) - accepted, len(messages)),
+              "first differences (bytes, client, server): %s" % differ[:3])
+    # n out of range, a key of another family
+    problems = []
+    for n in (0, a.capacity + 1):
+        try:
+            a.items(n)
+            client = None
+        except ValueError as e:
+            client = str(e)
+        try:
+            cur.execute("SELECT * FROM topk_items(%%s::bytea::topk, %d)" % n, (t2,))
+            server = None
+        except psycopg2.Error as e:
+            server = (e.pgcode, e.diag.message_primary)
+        if client is None or server != ("22023", client):
+            problems.append("n = %d: client %r, server %r" % (n, client, server))
+    try:
+        a.bounds(42)
+        client = None
+    except bs.FamilyError as e:
+        client = str(e)
+    try:
+        cur.execute("SELECT topk_bounds(%s::bytea::topk, 42)", (t2,))
+        code = None
+    except psycopg2.Error as e:
+        code = e.pgcode
+    if client is None or code != "42804":
+        problems.append("an integer key in a text topk: client %r, server %s" % (client, code))
+    check(not problems, "topk_items(t, n) for n = 0 and the capacity + 1: the client raises ValueError with the "
+          "server's message (22023); an integer key in a text topk: FamilyError, the server 42804",
+          "\n".join(problems))
 
 
 # ---------------------------------------------------------------------------
@@ -1134,6 +1470,7 @@ def run():
         stage("cms and topk", check_cms_topk, bs, cur, 200000, 100000)
         stage("growable", check_growable, bs, cur, encoding, psycopg2)
         stage("corruption", check_corruption, bs, cur, psycopg2)
+        stage("topk corruption", check_topk_corruption, bs, cur, psycopg2)
     finally:
         cur.execute("RESET search_path")
         cur.execute("DISCARD TEMP")     # the temporary tables use the extension's types

@@ -17,6 +17,19 @@
  * and bs_growable_or: of classic and blocked stages, one of 3 stages or
  * more, and a union.
  *
+ * topk records are of two formats.  Those of build topk1_agg are format 1,
+ * made by bloomsketch 1.4 and frozen (no server makes them any more): built
+ * here with bs_topk1_init, bs_topk1_add and bs_topk1_compact.  The others
+ * are format 2, built as the aggregates build them (bs_topk_params_for,
+ * bs_topk_state_init, bs_topk_state_add, bs_topk_state_merge for
+ * topk_union_agg, and bs_topk_state_write of the canonical form): of
+ * topk_agg, topk_agg_weighted and topk_union_agg, and one with values
+ * dropped (floor > 0) at least.  For every topk record, what a client reads
+ * must be what the server read when the file was made: bs_topk_ranked gives
+ * the record's items (the values, best first, with their estimates and
+ * bounds), and bs_topk_lookup its bounds (of values held, dropped and never
+ * added).
+ *
  * The vectors are found, in this order, in $BS_VECTORS_DIR, in the directory
  * given as the first argument, next to this source file (test/unit/../vectors
  * from where the compiler ran), or in test/vectors or vectors in a parent
@@ -40,6 +53,7 @@
 #include "core/format.h"
 #include "core/growable.h"
 #include "core/hash.h"
+#include "core/topk.h"
 #include "core/topk_v1.h"
 #include "unit.h"
 
@@ -434,6 +448,13 @@ static int	growable_seen[BS_LAYOUT_MAX + 1];
 static int	growable_3_stages;
 static int	growable_unions;
 
+/* topk records by format; format-2 records with floor > 0, weighted, unions. */
+static int	topk_seen[BS_TOPK_FORMAT + 1];
+static int	topk_frozen_v1;
+static int	topk_dropped;
+static int	topk_weighted;
+static int	topk_unions;
+
 typedef struct op
 {
 	bool		remove;
@@ -452,8 +473,20 @@ typedef struct record
 			   *family,
 			   *keys,
 			   *bytes,
-			   *hex;
+			   *hex,
+			   *items,
+			   *bounds;
 } record;
+
+/* A value's counts as a topk record lists them: key bytes, estimate, bounds. */
+typedef struct counts
+{
+	uint8_t    *key;
+	size_t		len;
+	uint64_t	estimate;
+	uint64_t	lower;
+	uint64_t	upper;
+} counts;
 
 static int
 kind_of(const char *s)
@@ -533,6 +566,140 @@ free_ops(op *ops, int n)
 	for (i = 0; i < n; i++)
 		free(ops[i].key);
 	free(ops);
+}
+
+static void
+free_counts(counts *c, int n)
+{
+	int			i;
+
+	for (i = 0; i < n; i++)
+		free(c[i].key);
+	free(c);
+}
+
+/* Parse "HEX:ESTIMATE:LOWER:UPPER" tokens ("(none)": none); returns the count or -1. */
+static int
+parse_counts(const char *field, counts **out)
+{
+	char	   *copy,
+			   *tok,
+			   *save = NULL;
+	int			n = 0,
+				cap = 16;
+	counts	   *c = unit_calloc((size_t) cap, sizeof(counts));
+
+	*out = c;
+	if (strcmp(field, "(none)") == 0)
+		return 0;
+	copy = unit_calloc(strlen(field) + 1, 1);
+	memcpy(copy, field, strlen(field));
+	for (tok = strtok_r(copy, " ", &save); tok != NULL; tok = strtok_r(NULL, " ", &save))
+	{
+		char	   *parts[5];
+
+		if (n == cap)
+		{
+			c = realloc(c, (size_t) cap * 2 * sizeof(counts));
+			if (c == NULL)
+				exit(2);
+			memset(c + cap, 0, (size_t) cap * sizeof(counts));
+			cap *= 2;
+			*out = c;
+		}
+		if (split(tok, ':', parts, 4) != 4 ||
+			!hex_decode(parts[0], strlen(parts[0]), &c[n].key, &c[n].len) ||
+			!parse_u64(parts[1], 10, &c[n].estimate) ||
+			!parse_u64(parts[2], 10, &c[n].lower) ||
+			!parse_u64(parts[3], 10, &c[n].upper))
+		{
+			free(copy);
+			free_counts(c, n + 1);
+			*out = NULL;
+			return -1;
+		}
+		n++;
+	}
+	free(copy);
+	return n;
+}
+
+/*
+ * A format-2 topk as the aggregates make it, from build line fn K EPSILON
+ * DELTA [SPLIT]: topk_agg adds a key's rows one by one (HEX*N: N rows),
+ * topk_agg_weighted adds a key once with its weight N; every sketch is
+ * finished in the canonical form (topk_final).  topk_union_agg is the union
+ * of the topk_agg sketch of the first SPLIT keys and that of the others, in
+ * that order: topk_merge_trans loads the first and merges the second into it.
+ */
+static uint8_t *
+build_topk(const char *fn, const double *d, int nargs, uint8_t family, const op *ops,
+		   int nops, const bs_allocator *a, size_t *outlen, char *why, size_t whylen)
+{
+	bool		weighted = strcmp(fn, "topk_agg_weighted") == 0,
+				is_union = strcmp(fn, "topk_union_agg") == 0;
+	int			split = nops,
+				side,
+				i;
+	uint64_t	c;
+	uint8_t    *sides[2] = {NULL, NULL};
+	size_t		lens[2] = {0, 0};
+	bs_topk_params p;
+	bs_topk_state st;
+	bs_error	err;
+
+	if (nargs != (is_union ? 4 : 3))
+	{
+		snprintf(why, whylen, "%s takes %d arguments", fn, is_union ? 4 : 3);
+		return NULL;
+	}
+	if (is_union)
+	{
+		split = (int) d[3];
+		if (d[3] != split || split < 0 || split > nops)
+		{
+			snprintf(why, whylen, "topk_union_agg splits %d keys at %g", nops, d[3]);
+			return NULL;
+		}
+	}
+	if (bs_topk_params_for((int64_t) d[0], d[1], d[2], &p, &err) != BS_OK)
+	{
+		snprintf(why, whylen, "bs_topk_params_for: %s", err.msg);
+		return NULL;
+	}
+	/* side 0 the first split keys, side 1 the others (a union's second sketch) */
+	for (side = 0; side < (is_union ? 2 : 1); side++)
+	{
+		int			lo = side == 0 ? 0 : split,
+					hi = side == 0 ? split : nops;
+
+		if (bs_topk_state_init(&st, &p, family, BS_DEFAULT_SEED, a, &err) != BS_OK)
+		{
+			snprintf(why, whylen, "bs_topk_state_init: %s", err.msg);
+			return NULL;
+		}
+		for (i = lo; i < hi; i++)
+			for (c = 0; c < (weighted ? 1 : ops[i].count); c++)
+				if (bs_topk_state_add(&st, ops[i].hash, ops[i].key, (uint32_t) ops[i].len, family,
+									  weighted ? ops[i].count : 1, &err) != BS_OK)
+				{
+					snprintf(why, whylen, "bs_topk_state_add: %s", err.msg);
+					return NULL;
+				}
+		sides[side] = bs_topk_state_write(&st, true, a, &lens[side]);
+	}
+	if (!is_union)
+	{
+		*outlen = lens[0];
+		return sides[0];
+	}
+	bs_topk_state_load(&st, sides[0], lens[0], a);
+	if (bs_topk_state_merge(&st, sides[1], lens[1], &err) != BS_OK)
+	{
+		snprintf(why, whylen, "bs_topk_state_merge: %s", err.msg);
+		return NULL;
+	}
+	return bs_topk_state_write(&st, true, a, outlen);
 }
 
 /*
@@ -774,8 +941,16 @@ build(const record *r, int kind, uint8_t family, const op *ops, int nops,
 		*outlen = (size_t) total;
 		return buf;
 	}
+	if (strcmp(fn, "topk_agg") == 0 || strcmp(fn, "topk_agg_weighted") == 0 ||
+		strcmp(fn, "topk_union_agg") == 0)
+	{
+		if (kind != BS_KIND_TOPK)
+			goto wrong_kind;
+		return build_topk(fn, d, argc - 1, family, ops, nops, a, outlen, why, whylen);
+	}
+	/* format 1, as bloomsketch 1.4 made it: the Count-Min candidates, compacted */
 	if (strcmp(fn, "cms_empty_dims") == 0 || strcmp(fn, "cms_empty") == 0 ||
-		strcmp(fn, "topk_agg") == 0)
+		strcmp(fn, "topk1_agg") == 0)
 	{
 		bool		topk = fn[0] == 't';
 		uint64_t	width,
@@ -853,6 +1028,67 @@ net_count(const op *ops, int nops, int i)
 		if (ops[j].hash == ops[i].hash)
 			n += ops[j].remove ? -1 : (int64_t) ops[j].count;
 	return n;
+}
+
+/*
+ * What a client reads of the valid topk value buf: bs_topk_ranked must list
+ * the record's items, bs_topk_lookup give its bounds.
+ */
+static void
+test_topk_reading(const record *r, const uint8_t *buf, size_t len, const bs_allocator *a)
+{
+	counts	   *items = NULL,
+			   *bounds = NULL;
+	int			nitems = r->items ? parse_counts(r->items, &items) : -1,
+				nbounds = r->bounds ? parse_counts(r->bounds, &bounds) : -1,
+				i,
+				bad = -1;
+	uint32_t	n;
+	bs_topk_row *rows;
+
+	if (!CHECK(nitems >= 0 && nbounds >= 1,
+			   "%s: the topk record lists its items and at least one value's bounds", r->name))
+	{
+		if (nitems >= 0)
+			free_counts(items, nitems);
+		if (nbounds >= 0)
+			free_counts(bounds, nbounds);
+		return;
+	}
+	rows = bs_topk_ranked(buf, len, a, &n);
+	for (i = 0; bad < 0 && i < nitems && i < (int) n; i++)
+		if (rows[i].len != items[i].len || memcmp(rows[i].key, items[i].key, items[i].len) != 0 ||
+			rows[i].estimate != items[i].estimate || rows[i].lower != items[i].lower ||
+			rows[i].upper != items[i].upper)
+			bad = i;
+	CHECK(bad < 0 && (int) n == nitems,
+		  "%s: bs_topk_ranked lists the record's %d items, best first, with their estimates and bounds (%u listed%s)",
+		  r->name, nitems, n, bad < 0 ? "" : ", one differs");
+	if (bad >= 0)
+		printf("#   item %d: %" PRIu64 ", %" PRIu64 ", %" PRIu64 "; the file says %" PRIu64 ", %" PRIu64 ", %" PRIu64 "\n",
+			   bad, rows[bad].estimate, rows[bad].lower, rows[bad].upper,
+			   items[bad].estimate, items[bad].lower, items[bad].upper);
+
+	bad = -1;
+	for (i = 0; bad < 0 && i < nbounds; i++)
+	{
+		bs_topk_row row;
+
+		bs_topk_lookup(buf, len, bs_hash_bytes(bounds[i].key, bounds[i].len, bs_load64(buf + 8)),
+					   bounds[i].key, (uint32_t) bounds[i].len, &row);
+		if (row.estimate != bounds[i].estimate || row.lower != bounds[i].lower ||
+			row.upper != bounds[i].upper)
+		{
+			bad = i;
+			printf("#   bounds %d: %" PRIu64 ", %" PRIu64 ", %" PRIu64 "; the file says %" PRIu64 ", %" PRIu64 ", %" PRIu64 "\n",
+				   i, row.estimate, row.lower, row.upper,
+				   bounds[i].estimate, bounds[i].lower, bounds[i].upper);
+		}
+	}
+	CHECK(bad < 0, "%s: bs_topk_lookup gives the record's bounds of %d values, held or not",
+		  r->name, nbounds);
+	free_counts(items, nitems);
+	free_counts(bounds, nbounds);
 }
 
 /* Does the server's sketch hold every listed key (or, with none, nothing)? */
@@ -960,10 +1196,11 @@ holds_keys(int kind, uint8_t *buf, size_t len, const op *ops, int nops,
 				}
 			case BS_KIND_TOPK:
 				{
-					bs_topk1		t;
+					bs_topk_row row;
 
-					bs_topk1_view(buf, len, &t);
-					ok = bs_cms_frequency(&t.cms, ops[i].hash) >= (uint64_t) want;
+					/* the true count is within the bounds (format 1: 0 and the estimate) */
+					bs_topk_lookup(buf, len, ops[i].hash, ops[i].key, (uint32_t) ops[i].len, &row);
+					ok = row.lower <= (uint64_t) want && (uint64_t) want <= row.upper;
 					break;
 				}
 		}
@@ -1018,6 +1255,13 @@ test_record(const record *r, int *kinds_seen)
 		growable_seen[bs_load32(want + BS_OFF_P3) & BS_LAYOUT_MAX]++;
 		growable_3_stages += bs_load64(want + BS_OFF_N) >= 3;
 	}
+	if (wantlen >= BS_HEADER_SIZE && kind == BS_KIND_TOPK && want[4] <= BS_TOPK_FORMAT)
+	{
+		topk_seen[want[4]]++;
+		topk_frozen_v1 += want[4] == BS_TOPK_FORMAT_V1 && strncmp(r->build, "topk1_agg ", 10) == 0;
+		topk_weighted += strncmp(r->build, "topk_agg_weighted ", 18) == 0;
+		topk_unions += strncmp(r->build, "topk_union_agg ", 15) == 0;
+	}
 
 	/* 1. the validator accepts the server's bytes */
 	deep = bs_validate(want, wantlen, kind, true, &h, &err);
@@ -1057,6 +1301,20 @@ test_record(const record *r, int *kinds_seen)
 			  nops ? "every listed key" : "nothing", why);
 	else
 		CHECK(false, "%s: the server's sketch holds the keys (not read: invalid)", r->name);
+
+	/* 4. a topk reads as the server read it */
+	if (kind == BS_KIND_TOPK && deep == BS_OK)
+	{
+		bs_topk_info info;
+
+		bs_topk_describe(want, wantlen, &info);
+		topk_dropped += info.has_floor && info.floor > 0;
+		test_topk_reading(r, want, wantlen, &a);
+	}
+	else if (kind == BS_KIND_TOPK || r->items != NULL || r->bounds != NULL)
+		CHECK(false, "%s: %s", r->name, kind == BS_KIND_TOPK
+			  ? "the topk's reading is not checked (invalid)"
+			  : "items and bounds belong in a topk record only");
 
 	free_ops(ops, nops);
 	free(want);
@@ -1134,6 +1392,10 @@ test_sketch_vectors(const char *dir)
 			r.bytes = value;
 		else if (strcmp(line, "hex") == 0)
 			r.hex = value;
+		else if (strcmp(line, "items") == 0)
+			r.items = value;
+		else if (strcmp(line, "bounds") == 0)
+			r.bounds = value;
 		else if (strcmp(line, "sql") != 0 && strcmp(line, "values") != 0)
 			unknown++;
 	}
@@ -1158,6 +1420,11 @@ test_sketch_vectors(const char *dir)
 		  "sketches.txt: growable filters of classic (%d) and blocked (%d) stages, %d of 3 stages or more, %d unions",
 		  growable_seen[BS_LAYOUT_CLASSIC], growable_seen[BS_LAYOUT_BLOCKED], growable_3_stages,
 		  growable_unions);
+	CHECK(topk_seen[BS_TOPK_FORMAT_V1] >= 4 && topk_frozen_v1 == topk_seen[BS_TOPK_FORMAT_V1] &&
+		  topk_seen[BS_TOPK_FORMAT] >= 5 && topk_dropped >= 2 && topk_weighted >= 1 && topk_unions >= 1,
+		  "sketches.txt: topk records of format 1 (%d, %d of them topk1_agg) and format 2 (%d): %d with values dropped, %d weighted, %d unions",
+		  topk_seen[BS_TOPK_FORMAT_V1], topk_frozen_v1, topk_seen[BS_TOPK_FORMAT], topk_dropped,
+		  topk_weighted, topk_unions);
 }
 
 int

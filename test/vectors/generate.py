@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 """Regenerate test/vectors/hash.tsv and test/vectors/sketches.txt from a server.
 
-    PGHOST=... PGPORT=... PGUSER=... PGDATABASE=... /usr/bin/python3 test/vectors/generate.py
+    PGHOST=... PGPORT=... PGUSER=... PGDATABASE=... /usr/bin/python3 test/vectors/generate.py [FILE...]
+
+FILE is hash.tsv or sketches.txt: write only these (both by default).
 
 Not part of the tests: run it by hand after a deliberate change of the
 format or of the hashing (which needs a new format or hash version anyway,
@@ -15,14 +17,25 @@ from the server with bloomsketch installed:
 - the probe positions are the bits bloom_add(bloom_empty_bits(m, k), expr)
   sets and, where the sketch is small enough, in order, the columns
   cms_add(cms_empty_dims(m, k), expr) increments in rows 0 to k - 1;
-- a sketch's bytes are its SQL expression's result (sketch::bytea).
+- a sketch's bytes are its SQL expression's result (sketch::bytea);
+- a topk's items are the rows of topk_items_bounds(t, capacity), and its
+  bounds those of topk_bounds(t, value) for each value added and a few that
+  were not.
 
 The positions are listed in probe order as test/client/bloomsketch.py
-computes them; the script stops if that disagrees with the server.
+computes them, and a topk's items and bounds with the key bytes the client
+reads; the script stops if the client disagrees with the server.
+
+The topk records of format 1 (build line topk1_agg) are frozen: bloomsketch
+1.4 made them, and a server of 1.5 or later makes format 2 from their query.
+Their lines are copied from the sketches.txt being replaced, which must hold
+them; only their items and bounds are read from the server again (it still
+reads format 1).
 It works in a schema of its own (bs_vectors_<pid>), dropped at the end, and
 creates the extension if it is missing (dropping it again at the end).
 """
 
+import decimal
 import os
 import sys
 
@@ -179,14 +192,27 @@ def expand(values):
     return out
 
 
-# (name, kind, build, type, values, sql).  Values: SQL literals in add order;
+def values_sql(agg, values):
+    """SELECT agg FROM (VALUES (literal, weight, i), ...) AS t(v, w, i) of "literal*weight" values."""
+    return ("SELECT %s FROM (VALUES %s) AS t(v, w, i)"
+            % (agg, ", ".join("(%s, %d, %d)" % (lit, c, n) for n, (_, lit, c) in enumerate(ops_of(values)))))
+
+
+def union_sql(agg, typ, values, split):
+    """topk_union_agg of agg over the first split values and of agg over the others, in that order."""
+    return ("SELECT topk_union_agg(t ORDER BY j) FROM (SELECT 1, (%s) UNION ALL SELECT 2, (%s)) AS s(j, t)"
+            % (rows_sql(agg, typ, values[:split]), rows_sql(agg, typ, values[split:])))
+
+
+# (name, kind, build, type, values, sql, absent, frozen).  Values: SQL literals in add order;
 # "v*N" adds v with count N (N rows of an aggregate, or one call with a count);
-# "remove v" removes v (cbloom).
+# "remove v" removes v (cbloom).  absent: SQL literals of values not added, whose
+# topk_bounds a topk record lists too.  frozen: a format-1 topk kept from the file.
 def sketch_cases():
     cases = []
 
-    def add(name, kind, build, typ, values, sql):
-        cases.append((name, kind, build, typ, values, sql))
+    def add(name, kind, build, typ, values, sql, absent=(), frozen=False):
+        cases.append((name, kind, build, typ, values, sql, absent, frozen))
 
     v = ["42", "7"]
     add("bloom_bits_integer", "bloom", "bloom_empty_bits 64 3", "integer", v,
@@ -295,19 +321,52 @@ def sketch_cases():
         "SELECT cms_agg_weighted(v, w, 0.5, 0.2 ORDER BY i) FROM (VALUES %s) AS t(v, w, i)"
         % ", ".join("(%s, %d, %d)" % (lit, c, n) for n, (_, lit, c) in enumerate(ops_of(v))))
 
+    # topk of format 1, frozen: made by topk_agg in bloomsketch 1.4 (its query now makes format 2)
     v = ["'a'", "'b'", "'b'", "'c'", "'c'", "'c'"]
-    add("topk_text", "topk", "topk_agg 2 0.34 0.5", "text", v,
-        rows_sql("topk_agg(v, 2, 0.34, 0.5 ORDER BY i)", "text", v))
+    add("topk_text", "topk", "topk1_agg 2 0.34 0.5", "text", v,
+        rows_sql("topk_agg(v, 2, 0.34, 0.5 ORDER BY i)", "text", v), ["'d'", "''"], frozen=True)
     v = ["1", "2", "3", "3", "2", "1", "4", "4", "4", "4", "5"]
-    add("topk_evict_bigint", "topk", "topk_agg 1 0.5 0.5", "bigint", v,
-        rows_sql("topk_agg(v, 1, 0.5, 0.5 ORDER BY i)", "bigint", v))
+    add("topk_evict_bigint", "topk", "topk1_agg 1 0.5 0.5", "bigint", v,
+        rows_sql("topk_agg(v, 1, 0.5, 0.5 ORDER BY i)", "bigint", v), ["0", "6"], frozen=True)
     v = ["'2024-01-01'", "'2024-01-02'", "'2024-01-02'", "'2024-01-03'", "'2024-01-03'",
          "'2024-01-03'", "'2024-01-04'"]
-    add("topk_date", "topk", "topk_agg 3 0.2 0.1", "date", v,
-        rows_sql("topk_agg(v, 3, 0.2, 0.1 ORDER BY i)", "date", v))
+    add("topk_date", "topk", "topk1_agg 3 0.2 0.1", "date", v,
+        rows_sql("topk_agg(v, 3, 0.2, 0.1 ORDER BY i)", "date", v), ["'2024-01-05'"], frozen=True)
     v = ["1.5", "1.50", "2", "'NaN'", "2.0"]
-    add("topk_numeric", "topk", "topk_agg 2 0.5 0.5", "numeric", v,
-        rows_sql("topk_agg(v, 2, 0.5, 0.5 ORDER BY i)", "numeric", v))
+    add("topk_numeric", "topk", "topk1_agg 2 0.5 0.5", "numeric", v,
+        rows_sql("topk_agg(v, 2, 0.5, 0.5 ORDER BY i)", "numeric", v), ["3", "'Infinity'"], frozen=True)
+
+    # topk of format 2 (version 1.5): topk_agg, topk_agg_weighted, topk_union_agg
+    v = ["'a'", "'b'", "'b'", "'c'", "'c'", "'c'"]
+    add("topk2_text", "topk", "topk_agg 2 0.34 0.5", "text", v,
+        rows_sql("topk_agg(v, 2, 0.34, 0.5 ORDER BY i)", "text", v), ["'d'", "''"])
+    # 16 values, capacity 4: values are dropped (twice C held), floor > 0
+    v = "1 2 3 1 4 5 1 2 6 7 1 3 8 9 1 2 10 11 1 12 3 1 2 13 1 14 15 2 1 16".split()
+    add("topk2_evict_bigint", "topk", "topk_agg 2 0.25 0.1", "bigint", v,
+        rows_sql("topk_agg(v, 2, 0.25, 0.1 ORDER BY i)", "bigint", v), ["0", "17", "-1"])
+    v = ["'2024-01-01'", "'2024-01-02'", "'2024-01-02'", "'2024-01-03'", "'2024-01-03'",
+         "'2024-01-03'", "'2024-01-04'"]
+    add("topk2_date", "topk", "topk_agg 3 0.2 0.1", "date", v,
+        rows_sql("topk_agg(v, 3, 0.2, 0.1 ORDER BY i)", "date", v), ["'2024-01-05'", "'infinity'"])
+    v = ["1.5", "1.50", "2", "'NaN'", "2.0", "'-0.000'", "1e-20"]
+    add("topk2_numeric", "topk", "topk_agg 2 0.5 0.5", "numeric", v,
+        rows_sql("topk_agg(v, 2, 0.5, 0.5 ORDER BY i)", "numeric", v), ["3", "'Infinity'"])
+    v = ["'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid*5",
+         "'00000000-0000-0000-0000-000000000001'::uuid*1000000",
+         "'123e4567-e89b-12d3-a456-426614174000'::uuid*3",
+         "'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid*2"]
+    add("topk2_weighted_uuid", "topk", "topk_agg_weighted 2 0.5 0.2", "uuid", v,
+        values_sql("topk_agg_weighted(v, w, 2, 0.5, 0.2 ORDER BY i)", v),
+        ["'00000000-0000-0000-0000-000000000000'"])
+    # weights, with values dropped (capacity 2)
+    v = ["'x'*5", "'y'*1", "'z'*2", "'w'*7", "'v'*1", "'x'*3", "'u'*4", "'y'*2", "'t'*1"]
+    add("topk2_weighted_evict_text", "topk", "topk_agg_weighted 1 0.5 0.5", "text", v,
+        values_sql("topk_agg_weighted(v, w, 1, 0.5, 0.5 ORDER BY i)", v), ["'s'", "'xx'"])
+    # the union of a sketch of the first 10 values and one of the 20 others, both with values
+    # dropped (not the sketch of all 30: 20, all of whose rows are in the second, was dropped there)
+    v = "1 2 3 1 4 5 1 2 6 7 1 3 8 9 1 2 10 11 20 21 2 22 23 20 1 24 25 20 26 2".split()
+    add("topk2_union_bigint", "topk", "topk_union_agg 2 0.25 0.1 10", "bigint", v,
+        union_sql("topk_agg(v, 2, 0.25, 0.1 ORDER BY i)", "bigint", v, 10), ["0", "27"])
 
     # growable filters (header p3 = 2 | layout; version 1.4): bloom_add key by key past the
     # capacity, so that stages open; a union of two with different numbers of stages
@@ -335,6 +394,63 @@ def sketch_cases():
     return cases
 
 
+def printed(family, data):
+    """Canonical key bytes as topk_items prints the value (for the families of the records)."""
+    v = bs.decode_key(family, data)
+    if isinstance(v, bytes):
+        return "\\x" + v.hex()
+    if isinstance(v, decimal.Decimal):
+        return format(v, "f")             # never an exponent, as numeric_out
+    return v.isoformat() if hasattr(v, "isoformat") else str(v)
+
+
+def counts_token(data, f, lower, upper):
+    return "%s:%d:%d:%d" % (data.hex() or '""', f, lower, upper)
+
+
+def topk_fields(cur, name, data, typ, values, absent):
+    """The items and bounds fields of a topk record: what the server lists and looks up,
+    with the client's key bytes; stops if the client reads otherwise."""
+    t = bs.load(data)
+    cur.execute("SELECT * FROM topk_items_bounds(%%s::bytea::topk, %d)" % t.capacity, (data,))
+    server = [tuple(r) for r in cur.fetchall()]
+    mine = t.items_bounds(t.capacity)
+    ranked = t.ranked()[:t.capacity]
+    if [(printed(t.family, e.key),) + tuple(r[1:]) for e, r in zip(ranked, mine)] != server:
+        sys.exit("generate.py: %s: the client lists %s, the server %s" % (name, mine, server))
+    items = [counts_token(e.key, *r[1:]) for e, r in zip(ranked, mine)]
+    bounds, seen = [], set()
+    for _, lit, _ in ops_of(values) + [("+", lit, 1) for lit in absent]:
+        fam, kb, _ = server_key(cur, "(%s)::%s" % (lit, typ))
+        if kb in seen:
+            continue
+        seen.add(kb)
+        cur.execute("SELECT (topk_bounds(%%s::bytea::topk, (%s)::%s)).*" % (lit, typ), (data,))
+        row = tuple(cur.fetchone())
+        mine = t.bounds(bs.Key(fam, kb))
+        if tuple(mine) != row:
+            sys.exit("generate.py: %s: bounds of %s: client %s, server %s" % (name, lit, mine, row))
+        bounds.append(counts_token(kb, *row))
+    return ["items\t" + (" ".join(items) if items else "(none)"), "bounds\t" + " ".join(bounds)]
+
+
+def read_records(path):
+    """The records of an existing sketches.txt by name, each its list of lines."""
+    records, rec = {}, []
+    if not os.path.exists(path):
+        return records
+    with open(path, encoding="utf-8") as f:
+        for line in f.read().split("\n") + [""]:
+            if line.startswith("#"):
+                continue
+            if line:
+                rec.append(line)
+            elif rec:
+                records[rec[0].partition("\t")[2]] = rec
+                rec = []
+    return records
+
+
 def server_key(cur, expr):
     """(family, key bytes, hash) the server stores for expr in a topk."""
     cur.execute("SELECT topk_agg(%s, 1, 0.5, 0.5)::bytea" % expr)
@@ -350,6 +466,9 @@ def set_bits(buf):
 
 
 def main():
+    files = sys.argv[1:] or ["hash.tsv", "sketches.txt"]
+    if not set(files) <= {"hash.tsv", "sketches.txt"}:
+        sys.exit("usage: generate.py [hash.tsv] [sketches.txt]")
     conn = psycopg2.connect("")
     conn.autocommit = True
     cur = conn.cursor()
@@ -370,8 +489,10 @@ def main():
         cur.execute("SET search_path = %s, public" % schema)
         cur.execute("SET TimeZone = 'UTC'")
         cur.execute(HELPERS)
-        write_hash(cur, server_version, extversion)
-        write_sketches(cur, server_version, extversion)
+        if "hash.tsv" in files:
+            write_hash(cur, server_version, extversion)
+        if "sketches.txt" in files:
+            write_sketches(cur, server_version, extversion)
     finally:
         cur.execute("RESET search_path")
         cur.execute("DROP SCHEMA %s CASCADE" % schema)
@@ -443,13 +564,17 @@ def write_sketches(cur, server_version, extversion):
         "#             CREATE AGGREGATE bloom_agg_partial(anyelement) (SFUNC = bloom_agg_trans, STYPE = bloom_agg_state);",
         "#             CREATE AGGREGATE bloom_agg_partial(anyelement, bigint, double precision) (SFUNC = bloom_agg_trans, STYPE = bloom_agg_state);",
         "#             CREATE AGGREGATE cbloom_agg_partial(anyelement) (SFUNC = cbloom_agg_trans, STYPE = bloom_agg_state);",
-        "#             CREATE AGGREGATE bloom_agg_partial(anyelement, double precision, text) (SFUNC = bloom_agg_trans, STYPE = bloom_agg_state);",
         "#             CREATE AGGREGATE bloom_agg_partial(anyelement, bigint, double precision, text) (SFUNC = bloom_agg_trans, STYPE = bloom_agg_state);",
         "#   build   how the sketch starts, as the SQL call with its arguments:",
         "#             bloom_empty_bits M K | bloom_empty CAPACITY FPR | bloom_agg FPR | bloom_agg CAPACITY FPR",
         "#             | bloom_agg_state FPR | bloom_agg_state CAPACITY FPR | cbloom_agg_state FPR",
         "#             | cbloom_empty CAPACITY FPR BITS | cbloom_agg FPR | cms_empty_dims WIDTH DEPTH",
-        "#             | cms_empty EPSILON DELTA | topk_agg K EPSILON DELTA",
+        "#             | cms_empty EPSILON DELTA",
+        "#             | topk_agg K EPSILON DELTA (format 2: one row a key, HEX*N N rows)",
+        "#             | topk_agg_weighted K EPSILON DELTA (format 2: HEX*N one row of weight N)",
+        "#             | topk_union_agg K EPSILON DELTA SPLIT (format 2: topk_union_agg of two topk_agg",
+        "#               sketches, the first of the first SPLIT keys, the second of the others, in that order)",
+        "#             | topk1_agg K EPSILON DELTA (format 1, frozen: topk_agg of bloomsketch 1.4)",
         "#             | bloom_empty CAPACITY FPR GROWTH (a growable filter, growth => GROWTH)",
         "#             | bloom_union CAPACITY FPR GROWTH SPLIT (bloom_union(a, b) of two such growable",
         "#               filters, a made from the first SPLIT keys, b from the others)",
@@ -462,12 +587,33 @@ def write_sketches(cur, server_version, extversion):
         "#           with count N); -HEX removes it once (cbloom_remove); '(none)' for no keys",
         "#   bytes   the length of the sketch",
         "#   hex     the sketch's bytes (sketch::bytea, or the state's text form) in hex",
+        "#   items   topk only: the values topk_items_bounds(t, capacity) lists, best first, each as",
+        "#           HEX:FREQUENCY:LOWER:UPPER: its canonical key bytes in hex (\"\" for none), its",
+        "#           frequency and the lower and upper bounds of its count; '(none)' for none",
+        "#   bounds  topk only: topk_bounds(t, value), as HEX:FREQUENCY:LOWER:UPPER, of each key",
+        "#           added (once, in order) and of values not added",
+        "#",
+        "# The topk records of build topk1_agg are of format 1 (bloomsketch 1.0 to 1.4, header version",
+        "# byte 1), made by topk_agg in bloomsketch 1.4 (PostgreSQL 15.20) and kept as they are: their",
+        "# sql is the query that made them then (it makes format 2 since 1.5); their items and bounds",
+        "# are the server's reading of them, which must not change.  The other topk records are of",
+        "# format 2.",
     ]
     n = 0
-    for name, kind, build, typ, values, sql in sketch_cases():
-        cur.execute(sql)
-        raw = cur.fetchone()[0]
-        data = bytes(raw) if not isinstance(raw, str) else bytes.fromhex(raw[2:])
+    frozen_records = read_records(os.path.join(HERE, "sketches.txt"))
+    for name, kind, build, typ, values, sql, absent, frozen in sketch_cases():
+        if frozen:
+            old = frozen_records.get(name)
+            fields = dict(line.partition("\t")[::2] for line in old or [])
+            if old is None or fields.get("build") != build or fields.get("sql") != sql:
+                sys.exit("generate.py: %s: the frozen record (build %s) is not in sketches.txt" % (name, build))
+            data = bytes.fromhex(fields["hex"])
+            if data[4] != 1 or fields["bytes"] != str(len(data)):
+                sys.exit("generate.py: %s: the frozen record is not of format 1" % name)
+        else:
+            cur.execute(sql)
+            raw = cur.fetchone()[0]
+            data = bytes(raw) if not isinstance(raw, str) else bytes.fromhex(raw[2:])
         family = data[7]
         keys = []
         for sign, lit, count in ops_of(values):
@@ -478,11 +624,21 @@ def write_sketches(cur, server_version, extversion):
                                     "*%d" % count if count != 1 else ""))
         if kind != "bloom_agg_state":
             bs.load(data)           # the client must read what the server writes
-        out += ["", "name\t" + name, "kind\t" + kind, "sql\t" + sql, "build\t" + build,
-                "family\t%d %s" % (family, bs.FAMILY_NAMES[family]),
-                "values\t" + (", ".join(values) if values else "(none)"),
-                "keys\t" + (" ".join(keys) if keys else "(none)"),
-                "bytes\t%d" % len(data), "hex\t" + data.hex()]
+        lines = ["name\t" + name, "kind\t" + kind, "sql\t" + sql, "build\t" + build,
+                 "family\t%d %s" % (family, bs.FAMILY_NAMES[family]),
+                 "values\t" + (", ".join(values) if values else "(none)"),
+                 "keys\t" + (" ".join(keys) if keys else "(none)"),
+                 "bytes\t%d" % len(data), "hex\t" + data.hex()]
+        if frozen:
+            if [line for line in old if not line.startswith(("items\t", "bounds\t"))] != lines:
+                sys.exit("generate.py: %s: the frozen record's lines are not those of its case" % name)
+            if bs.load(data).format_version != 1:
+                sys.exit("generate.py: %s: not of format 1" % name)
+        elif kind == "topk" and bs.load(data).format_version != 2:
+            sys.exit("generate.py: %s: the server made format %d" % (name, data[4]))
+        if kind == "topk":
+            lines += topk_fields(cur, name, data, typ, values, absent)
+        out += [""] + lines
         n += 1
     with open(os.path.join(HERE, "sketches.txt"), "w", encoding="utf-8") as f:
         f.write("\n".join(out) + "\n")

@@ -297,12 +297,13 @@ FROM (SELECT (SELECT hits FROM monthly_hits) -> e.url AS estimate, e.hits AS exa
 
 \echo
 \echo '=== 5. The top 10 URLs of the month: topk_union_agg of the daily top-10 sketches ==='
-\echo 'topk_items(top) lists them, most requested first; next to them the exact ranking'
+\echo 'topk_items_bounds(top) lists them, most requested first, each count with a lower and an'
+\echo 'upper bound that always hold (equal bounds: an exact count); next to them the exact ranking'
 \echo '(count(*) per URL, ORDER BY count(*) DESC LIMIT 10).'
-SELECT t.rank, t.url AS topk_url, t.hits AS topk_hits,
+SELECT t.rank, t.url AS topk_url, t.hits AS topk_hits, t.lower_bound, t.upper_bound,
        x.url AS exact_url, x.hits AS exact_hits, t.hits - x.hits AS error
-FROM (SELECT row_number() OVER () AS rank, value AS url, frequency AS hits
-      FROM topk_items((SELECT top FROM monthly_hits))) AS t
+FROM (SELECT n AS rank, value AS url, frequency AS hits, lower_bound, upper_bound
+      FROM topk_items_bounds((SELECT top FROM monthly_hits)) WITH ORDINALITY AS i(value, frequency, lower_bound, upper_bound, n)) AS t
 JOIN (SELECT row_number() OVER (ORDER BY hits DESC, url) AS rank, url, hits
       FROM (SELECT url, hits FROM exact_url_hits ORDER BY hits DESC, url LIMIT 10) AS q) AS x
   USING (rank)

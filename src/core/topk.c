@@ -201,7 +201,7 @@ rebuild_index(bs_topk_state *st)
 	}
 }
 
-/* Room for cap items (at most 2C), the index at most half full. */
+/* Room for cap items (2C when adding, up to 4C while merging), the index at most half full. */
 static void
 reserve_items(bs_topk_state *st, uint32_t cap)
 {
@@ -241,8 +241,6 @@ reserve_keys(bs_topk_state *st, uint64_t extra, bool pack)
 	cap = 2 * (live + extra);
 	if (cap < INITIAL_KEY_BYTES)
 		cap = INITIAL_KEY_BYTES;
-	if (!pack && cap < 2 * st->keys_cap)
-		cap = 2 * st->keys_cap;
 	keys = st->alloc.alloc(st->alloc.ctx, (size_t) cap);
 	for (i = 0; i < st->n; i++)
 	{
@@ -521,6 +519,17 @@ bs_topk_state_load(bs_topk_state *st, const uint8_t *buf, size_t len,
 
 		record_at(&v, i, &e, &key);
 		pos = find(st, e.hash, key, e.key_len, &found);
+		if (found != 0)
+		{
+			/*
+			 * A hash held twice: only a damaged stored value, which passed
+			 * the quick check, has one.  Count the second as dropped, as a
+			 * collision is counted, so what is written stays valid.
+			 */
+			if (e.upper > st->floor)
+				st->floor = e.upper;
+			continue;
+		}
 		insert(st, pos, e.hash, key, e.key_len, e.lower, e.upper);
 	}
 }
@@ -586,8 +595,17 @@ bs_topk_state_merge(bs_topk_state *st, const uint8_t *src, size_t srclen,
 					   "count-min sketch total would pass %" PRIu64 " (%" PRIu64 " + %" PRIu64 ")",
 					   BS_CMS_MAX_COUNT, st->cms.total, v.cms.total);
 
-	/* From here on nothing fails: make room for every value of both first. */
 	src_keys = v.held == 0 ? 0 : bs_load32(v.records + (uint64_t) (v.held - 1) * BS_TOPK_RECORD + 16);
+	if (value_size(&st->params, (uint64_t) n0 + v.held, st->keys_used + src_keys) > BS_MAX_SKETCH_BYTES)
+	{
+		bs_fail(err, BS_ERR_LIMIT,
+				"a merge of topk sketches holding %u and %u values of %" PRIu64 " key bytes would pass the size limit",
+				n0, v.held, st->keys_used + src_keys);
+		bs_error_hint(err, BS_LIMIT_TEXT " Ask for a larger epsilon.");
+		return BS_ERR_LIMIT;
+	}
+
+	/* From here on nothing fails: make room for every value of both first. */
 	reserve_items(st, n0 + v.held);
 	reserve_keys(st, src_keys, false);
 	seen = st->alloc.alloc(st->alloc.ctx, (size_t) n0 + 1);

@@ -5,9 +5,14 @@
  *     its exact length (so AddressSanitizer sees a read or write one byte
  *     past any value), and fz_reset() frees them all after each input, so
  *     LeakSanitizer stays quiet.  The arena also bounds the memory one input
- *     may take (FZ_ALLOC_LIMIT in all, FZ_MAX_BLOCKS blocks): an operation
- *     that allocates in proportion to a header field the validator did not
- *     tie to the input's length fails the run instead of passing slowly.
+ *     may take (FZ_ALLOC_LIMIT live at once, FZ_MAX_BLOCKS live blocks): an
+ *     operation that allocates in proportion to a header field the validator
+ *     did not tie to the input's length fails the run instead of passing
+ *     slowly.  fz_allocator never releases (as bs_palloc_allocator);
+ *     fz_releasing_allocator frees a block when the core gives it back (as
+ *     the topk aggregate state's allocator, src/topk_state.c), so ASan sees
+ *     any later use of it, and fails on a release of anything that is not a
+ *     live block (a release twice, or of a pointer alloc did not return).
  *   - FZ_CHECK: a property that must hold; on failure it prints what and
  *     where and aborts, which libFuzzer records as a crash with its input.
  *   - a deterministic generator seeded from the input, for the keys and
@@ -40,6 +45,7 @@
 #include "core/format.h"
 #include "core/hash.h"
 #include "core/status.h"
+#include "core/topk.h"
 #include "core/topk_v1.h"
 
 int			LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -71,7 +77,7 @@ fz_fail(const char *file, int line, const char *cond, const char *fmt,...)
 /* ---- the arena ---- */
 
 /*
- * 64 MiB in all per input.  Inputs are at most -max_len (96 KiB), and every
+ * 64 MiB live per input.  Inputs are at most -max_len (96 KiB), and every
  * value the targets make is at most a few times an input: anything near the
  * limit is an allocation sized by an unchecked field.
  */
@@ -79,6 +85,7 @@ fz_fail(const char *file, int line, const char *cond, const char *fmt,...)
 #define FZ_MAX_BLOCKS 4096
 
 static void *fz_blocks[FZ_MAX_BLOCKS];
+static size_t fz_sizes[FZ_MAX_BLOCKS];
 static size_t fz_nblocks;
 static size_t fz_allocated;
 
@@ -98,12 +105,35 @@ fz_alloc(void *ctx, size_t len)
 		fprintf(stderr, "out of memory (%zu bytes)\n", len);
 		abort();
 	}
-	fz_blocks[fz_nblocks++] = p;
+	fz_blocks[fz_nblocks] = p;
+	fz_sizes[fz_nblocks++] = len;
 	fz_allocated += len;
 	return p;
 }
 
+/* Take back a live block (the newest are searched first). */
+static inline void
+fz_release(void *ctx, uint8_t *buf)
+{
+	size_t		i;
+
+	(void) ctx;
+	for (i = fz_nblocks; i-- > 0;)
+		if (fz_blocks[i] == buf)
+		{
+			free(buf);
+			fz_allocated -= fz_sizes[i];
+			fz_blocks[i] = fz_blocks[fz_nblocks - 1];
+			fz_sizes[i] = fz_sizes[fz_nblocks - 1];
+			fz_nblocks--;
+			return;
+		}
+	fz_fail(__FILE__, __LINE__, "release", "the core released %p, which is not a live block of its allocator (released twice, or not the pointer alloc returned)",
+			(void *) buf);
+}
+
 static const bs_allocator fz_allocator = {fz_alloc, NULL, NULL};
+static const bs_allocator fz_releasing_allocator = {fz_alloc, NULL, fz_release};
 
 static inline void
 fz_reset(void)

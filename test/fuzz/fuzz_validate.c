@@ -12,7 +12,14 @@
  *     stays inside the value.  Each accepted value is read through the
  *     core's views (probes of either bloom layout, the blocks' fills,
  *     candidate keys, counters) without the deep check, the buffer being
- *     libFuzzer's exact-length copy of the input;
+ *     libFuzzer's exact-length copy of the input.  A topk value of format 2
+ *     is also read as SQL reads a stored value (quick check only):
+ *     bs_topk_describe, bs_topk_ranked (every row's key inside the value's
+ *     key bytes), bs_topk_lookup of each value's key and of others, and
+ *     bs_topk_state_load, _write (both forms), _merge with itself and _add;
+ *     what the deep check accepts must also read back consistently (each
+ *     value found by its key with its counts, the rows best first, the
+ *     state's values valid);
  *   - a bloom's layout is known and a blocked one has whole blocks, a
  *     growable one's stages lie end to end and fill the value; a state
  *     makes a filter of its layout's shape, a dense blocked state has whole
@@ -146,11 +153,144 @@ check_cms(const uint8_t *data, size_t size, bool deep, fz_rng *r)
 		}
 }
 
+/*
+ * A topk value of format 2 (topk.h): its layout read here from the header,
+ * then through the readers and a state, as SQL reads a stored value.
+ */
+static void
+check_topk2(const uint8_t *data, size_t size, bool deep, fz_rng *r)
+{
+	uint64_t	x = bs_load64(data + BS_OFF_X),
+				width = bs_load64(data + BS_OFF_P1),
+				total = bs_load64(data + BS_OFF_N),
+				seed = bs_load64(data + 8),
+				cbytes,
+				key_bytes,
+				sum = 0;
+	uint32_t	depth = bs_load32(data + BS_OFF_P2),
+				k = bs_load32(data + BS_OFF_P3),
+				cap = (uint32_t) (x & 0xffffffffu),
+				held = (uint32_t) (x >> 32),
+				prev = 0,
+				n = 0,
+				i;
+	const uint8_t *rec,
+			   *keys;
+	bs_topk_info info;
+	bs_topk_row *rows,
+				row;
+	bs_topk_state st;
+	bs_error	err;
+	bs_status	s;
+	uint8_t    *w,
+				key[16];
+	size_t		wl;
+
+	FZ_CHECK(k >= 1 && k <= BS_TOPK_MAX_K && cap >= 2 * k && cap <= BS_TOPK_MAX_CAPACITY && held <= 2 * cap &&
+			 depth >= 1 && depth <= BS_CMS_MAX_DEPTH && width >= 1 && total <= BS_CMS_MAX_COUNT,
+			 "topk format 2 of k %u, capacity %u, %u held, %" PRIu64 " x %u, N %" PRIu64 " accepted",
+			 k, cap, held, width, depth, total);
+	cbytes = width * depth * 8;
+	FZ_CHECK(cbytes + 8 + (uint64_t) held * BS_TOPK_RECORD <= size - BS_HEADER_SIZE,
+			 "topk format 2 of %" PRIu64 " x %u holding %u accepted at %zu bytes", width, depth, held, size);
+	rec = data + BS_HEADER_SIZE + cbytes + 8;
+	keys = rec + (uint64_t) held * BS_TOPK_RECORD;
+	key_bytes = held == 0 ? 0 : bs_load32(rec + (uint64_t) (held - 1) * BS_TOPK_RECORD + 16);
+	FZ_CHECK((size_t) (keys - data) + key_bytes == size, "topk format 2 of %zu bytes has %" PRIu64 " key bytes after its records",
+			 size, key_bytes);
+	FZ_CHECK(bs_load64(data + BS_HEADER_SIZE + cbytes) <= total, "topk format 2 with a floor past its total accepted");
+	for (i = 0; i < held; i++)
+	{
+		const uint8_t *p = rec + (uint64_t) i * BS_TOPK_RECORD;
+		uint64_t	lower = bs_load64(p),
+					upper = bs_load64(p + 8);
+		uint32_t	end = bs_load32(p + 16);
+
+		FZ_CHECK(end >= prev && end <= key_bytes && lower >= 1 && lower <= upper && upper <= total,
+				 "topk format 2 value %u (key end %u, counts %" PRIu64 "..%" PRIu64 ") accepted", i, end, lower, upper);
+		sum += lower;
+		(void) fz_touch(keys + prev, end - prev);
+		memset(&row, 0, sizeof(row));
+		if (bs_topk_lookup(data, size, bs_hash_bytes(keys + prev, end - prev, seed), keys + prev, end - prev, &row))
+			FZ_CHECK(!deep || (row.lower == lower && row.upper == upper),
+					 "topk format 2 value %u looked up by its key: %" PRIu64 "..%" PRIu64 ", not %" PRIu64 "..%" PRIu64,
+					 i, row.lower, row.upper, lower, upper);
+		else
+			FZ_CHECK(!deep, "topk format 2 value %u is not found by its key", i);
+		prev = end;
+	}
+	FZ_CHECK(sum <= total, "topk format 2 whose lower counts sum past its total accepted");
+
+	memset(&info, 0, sizeof(info));
+	bs_topk_describe(data, size, &info);
+	FZ_CHECK(info.version == 2 && info.params.k == k && info.params.capacity == cap && info.params.width == width &&
+			 info.params.depth == depth && info.total == total && info.held == held && info.has_floor,
+			 "bs_topk_describe disagrees with the header of a format-2 value");
+	rows = bs_topk_ranked(data, size, &fz_releasing_allocator, &n);
+	FZ_CHECK(n == held, "bs_topk_ranked lists %u rows of %u values", n, held);
+	for (i = 0; i < n; i++)
+	{
+		FZ_CHECK((uintptr_t) rows[i].key >= (uintptr_t) keys && rows[i].len <= key_bytes &&
+				 (uintptr_t) rows[i].key - (uintptr_t) keys <= key_bytes - rows[i].len,
+				 "topk format 2 row %u's key lies outside the value's key bytes", i);
+		(void) fz_touch(rows[i].key, rows[i].len);
+		if (deep && i > 0)
+			FZ_CHECK(rows[i - 1].lower > rows[i].lower ||
+					 (rows[i - 1].lower == rows[i].lower && rows[i - 1].upper >= rows[i].upper),
+					 "topk format 2 rows %u and %u out of order", i - 1, i);
+	}
+	for (i = 0; i < 4; i++)
+	{
+		uint32_t	klen = (uint32_t) fz_below(r, sizeof(key) + 1),
+					j;
+
+		for (j = 0; j < klen; j++)
+			key[j] = (uint8_t) fz_next(r);
+		(void) bs_topk_lookup(data, size, i == 0 ? 0 : i == 1 ? UINT64_MAX : fz_next(r), key, klen, &row);
+		FZ_CHECK(row.lower <= row.upper && row.upper <= total, "a topk format 2 lookup counts %" PRIu64 "..%" PRIu64 " of a total %" PRIu64,
+				 row.lower, row.upper, total);
+	}
+
+	/* what SQL does with a stored value: topk_final, topk_add, topk_merge_trans */
+	bs_topk_state_load(&st, data, size, &fz_releasing_allocator);
+	FZ_CHECK(st.n <= held, "a state of a value holding %u holds %u", held, st.n);
+	w = bs_topk_state_write(&st, false, &fz_releasing_allocator, &wl);
+	FZ_CHECK(!deep || (wl == size && memcmp(w, data, size) == 0), "a topk format 2 value loaded and written is not itself");
+	w = bs_topk_state_write(&st, true, &fz_releasing_allocator, &wl);
+	FZ_CHECK(!deep || bs_validate(w, wl, BS_KIND_TOPK, true, NULL, &err) == BS_OK, "the canonical form of a topk format 2 value is invalid: %s", err.msg);
+	(void) fz_touch(w, wl);
+	s = bs_topk_state_merge(&st, data, size, &err);
+	FZ_CHECK(s == BS_OK || s == BS_ERR_LIMIT, "a topk format 2 value merged with itself: status %d", (int) s);
+	if (bs_family_def_of(st.cms.family) != NULL && st.cms.family != BS_FAMILY_NONE &&
+		bs_family_def_of(st.cms.family)->key_bytes <= sizeof(key))
+	{
+		uint32_t	klen = bs_family_def_of(st.cms.family)->key_bytes;
+
+		if (klen == 0)
+			klen = (uint32_t) fz_below(r, sizeof(key) + 1);
+		for (i = 0; i < klen; i++)
+			key[i] = (uint8_t) fz_next(r);
+		s = bs_topk_state_add(&st, bs_hash_bytes(key, klen, seed), key, klen, st.cms.family, 1 + fz_below(r, 3), &err);
+		FZ_CHECK(s == BS_OK || s == BS_ERR_LIMIT, "an add to a topk format 2 state: status %d (%s)", (int) s, err.msg);
+	}
+	w = bs_topk_state_write(&st, !(fz_next(r) & 1), &fz_releasing_allocator, &wl);
+	FZ_CHECK(!deep || bs_validate(w, wl, BS_KIND_TOPK, true, NULL, &err) == BS_OK, "a topk format 2 state after a merge and an add is invalid: %s", err.msg);
+	(void) fz_touch(w, wl);
+	bs_topk_state_release(&st);
+}
+
 static void
 check_topk(const uint8_t *data, size_t size, bool deep, fz_rng *r)
 {
 	bs_topk1		t;
 	uint32_t	i;
+
+	if (data[4] != BS_TOPK_FORMAT_V1)
+	{
+		FZ_CHECK(data[4] == BS_TOPK_FORMAT, "a topk value of format %d accepted", data[4]);
+		check_topk2(data, size, deep, r);
+		return;
+	}
 
 	bs_topk1_view((uint8_t *) data, size, &t);
 	FZ_CHECK(t.heap >= data && (size_t) (t.heap - data) <= size && t.ncand <= t.cap &&
@@ -254,5 +394,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FZ_CHECK(st[0] != BS_OK || st[1] == BS_OK,
 				 "%s value passes the deep check but fails the quick one", bs_kind_name(kind));
 	}
+	fz_reset();
 	return 0;
 }

@@ -2,7 +2,9 @@
  * make_corpus.c: the seed corpus of the fuzz targets, made by the core's own
  * constructors (bs_bloom_init, bs_growable_new and bs_growable_add,
  * bs_builder_new_* and bs_builder_add,
- * bs_cms_init and bs_cms_add, bs_topk1_init / bs_topk1_add / bs_topk1_compact,
+ * bs_cms_init and bs_cms_add, bs_topk1_init / bs_topk1_add / bs_topk1_compact
+ * (topk format 1), bs_topk_state_init / bs_topk_state_add /
+ * bs_topk_state_merge / bs_topk_state_write (topk format 2),
  * bs_cbloom_init / bs_cbloom_add_hash, bs_builder_finish_counting), so every
  * file is a valid value of its kind and shape variant.  Deterministic: the
  * keys come from splitmix64, so a rerun writes the same bytes.
@@ -36,6 +38,7 @@
 #include "core/format.h"
 #include "core/growable.h"
 #include "core/hash.h"
+#include "core/topk.h"
 #include "core/topk_v1.h"
 
 /* Values at most this long also go to validate/; at most HEX_MAX to hex/. */
@@ -444,6 +447,156 @@ make_topk(void)
 	topk("text-k50-8x2-canon", 8, 2, 50, 0, BS_FAMILY_TEXT, 0, 600, 200, true, 0);
 }
 
+/* ---- topk, format 2 ---- */
+
+/* How a format-2 seed is written. */
+typedef enum topk2_form
+{
+	CANONICAL,					/* bs_topk_state_write(canonical): at most C values */
+	STATE,						/* the state as it is: up to 2C values */
+	AT_2C,						/* new keys added until the state holds exactly 2C values */
+	AT_C						/* new keys added until it holds exactly C, written canonical */
+} topk2_form;
+
+static void
+topk2_add(bs_topk_state *st, uint8_t family, uint64_t seed, uint64_t item, uint64_t count,
+		  const char *name)
+{
+	uint8_t		key[KEY_MAX];
+	uint32_t	klen = key_for(family, item, key);
+	bs_error	err;
+
+	if (bs_topk_state_add(st, bs_hash_bytes(key, klen, seed), key, klen, family, count, &err) != BS_OK)
+		die("topk add: %s", err.msg);
+	(void) name;
+}
+
+/*
+ * A format-2 state of parameters p: nadds skewed adds over distinct items
+ * (the first of count bigcount when not 0); topk2_keep writes it.
+ */
+static bs_topk_state *
+topk2_state(const char *name, const bs_topk_params *p, uint8_t family, uint64_t seed, int nadds,
+			int distinct, uint64_t bigcount)
+{
+	bs_topk_state *st = (bs_topk_state *) gen_alloc(NULL, sizeof(bs_topk_state));
+	bs_error	err;
+	int			i;
+
+	if (bs_topk_state_init(st, p, family, seed, &alloc, &err) != BS_OK)
+		die("topk state: %s", err.msg);
+	for (i = 0; i < nadds; i++)
+	{
+		/* skewed: the smaller of two uniform draws; counts drawn in order (not compiler-dependent) */
+		uint64_t	a = below((uint64_t) distinct),
+					b = below((uint64_t) distinct),
+					count = (i == 0 && bigcount) ? bigcount : 1 + below(3);
+
+		topk2_add(st, family, seed, a < b ? a : b, count, name);
+	}
+	return st;
+}
+
+static void
+topk2_keep(const char *name, bs_topk_state *st, topk2_form form, uint8_t family, uint64_t seed)
+{
+	uint8_t    *buf;
+	size_t		len;
+	uint64_t	item = 1000000;
+	uint32_t	want = form == AT_2C ? 2 * st->params.capacity : st->params.capacity;
+
+	/* (a canonical form of a state holding more than C holds exactly C) */
+	if (form == AT_2C || form == AT_C)
+		while (st->n < want)
+			topk2_add(st, family, seed, item++, 1 + below(2), name);
+	buf = bs_topk_state_write(st, form == CANONICAL || form == AT_C, &alloc, &len);
+	keep(BS_KIND_TOPK, name, buf, len);
+}
+
+static void
+topk2(const char *name, uint32_t k, uint32_t cap, uint64_t width, uint32_t depth, uint8_t family,
+	  uint64_t seed, int nadds, int distinct, topk2_form form, uint64_t bigcount)
+{
+	bs_topk_params p;
+
+	p.k = k;
+	p.capacity = cap;
+	p.width = width;
+	p.depth = depth;
+	topk2_keep(name, topk2_state(name, &p, family, seed, nadds, distinct, bigcount), form, family, seed);
+}
+
+/* topk_agg(x, k, epsilon, delta)'s parameters. */
+static void
+topk2_for(const char *name, uint32_t k, double eps, double delta, uint8_t family, int nadds,
+		  int distinct, topk2_form form)
+{
+	bs_topk_params p;
+
+	if (bs_topk_params_for(k, eps, delta, &p, NULL) != BS_OK)
+		die("bad topk parameters for %s", name);
+	topk2_keep(name, topk2_state(name, &p, family, 0, nadds, distinct, 0), form, family, 0);
+}
+
+/* topk_union_agg of two parts: a merged state, written canonical. */
+static void
+topk2_merged(const char *name, uint32_t k, uint32_t cap, uint64_t width, uint32_t depth,
+			 uint8_t family, int nadds, int distinct)
+{
+	bs_topk_params p;
+	bs_topk_state *a,
+			   *b;
+	uint8_t    *bv;
+	size_t		blen;
+	bs_error	err;
+
+	p.k = k;
+	p.capacity = cap;
+	p.width = width;
+	p.depth = depth;
+	a = topk2_state(name, &p, family, 0, nadds, distinct, 0);
+	b = topk2_state(name, &p, family, 0, nadds, distinct * 2, 0);
+	bv = bs_topk_state_write(b, false, &alloc, &blen);
+	if (bs_topk_state_merge(a, bv, blen, &err) != BS_OK)
+		die("topk merge: %s", err.msg);
+	topk2_keep(name, a, CANONICAL, family, 0);
+}
+
+static void
+make_topk2(void)
+{
+	const uint64_t near_max = (uint64_t) INT64_MAX - 100;
+
+	topk2("v2-empty-k1-c2-1x1-none", 1, 2, 1, 1, BS_FAMILY_NONE, 0, 0, 1, CANONICAL, 0);
+	topk2("v2-empty-k2-c4-5x2-text", 2, 4, 5, 2, BS_FAMILY_TEXT, 0, 0, 1, CANONICAL, 0);
+	topk2("v2-empty-k10000-c20000-1x1-int", BS_TOPK_MAX_K, 2 * BS_TOPK_MAX_K, 1, 1, BS_FAMILY_INTEGER, 0, 0, 1,
+		  CANONICAL, 0);
+	topk2("v2-empty-k1-c1000000-2x3-uuid", 1, BS_TOPK_MAX_CAPACITY, 2, 3, BS_FAMILY_UUID, 0, 0, 1, CANONICAL, 0);
+	topk2("v2-int-k1-c2-3x1-canon", 1, 2, 3, 1, BS_FAMILY_INTEGER, 0, 5, 3, CANONICAL, 0);
+	topk2("v2-int-k1-c2-1x64-canon", 1, 2, 1, 64, BS_FAMILY_INTEGER, 0, 9, 4, CANONICAL, 0);
+	topk2("v2-int-k2-c4-7x3-2C-floor0", 2, 4, 7, 3, BS_FAMILY_INTEGER, 0, 0, 1, AT_2C, 0);
+	topk2("v2-int-k2-c4-7x3-2C-floor", 2, 4, 7, 3, BS_FAMILY_INTEGER, 0, 60, 30, AT_2C, 0);
+	topk2("v2-text-k4-c8-20x3-canon-floor", 4, 8, 20, 3, BS_FAMILY_TEXT, 0, 80, 30, CANONICAL, 0);
+	topk2("v2-text-k5-c10-32x2-seed9-canon", 5, 10, 32, 2, BS_FAMILY_TEXT, 9, 50, 8, CANONICAL, 0);
+	topk2("v2-bytea-k3-c6-11x3-state", 3, 6, 11, 3, BS_FAMILY_BYTEA, 0, 100, 40, STATE, 0);
+	topk2("v2-uuid-k2-c4-8x2-at-capacity", 2, 4, 8, 2, BS_FAMILY_UUID, 0, 0, 1, AT_C, 0);
+	topk2("v2-uuid-k3-c9-13x5-at-capacity-floor", 3, 9, 13, 5, BS_FAMILY_UUID, 0, 60, 25, AT_C, 0);
+	topk2("v2-float-k1-c2-2x2-canon", 1, 2, 2, 2, BS_FAMILY_FLOAT, 0, 10, 4, CANONICAL, 0);
+	topk2("v2-date-k6-c12-64x1-canon", 6, 12, 64, 1, BS_FAMILY_DATE, 0, 200, 60, CANONICAL, 0);
+	topk2("v2-timestamptz-k2-c5-6x2-state", 2, 5, 6, 2, BS_FAMILY_TIMESTAMPTZ, 0, 12, 5, STATE, 0);
+	topk2("v2-timestamp-k2-c4-4x2-canon", 2, 4, 4, 2, BS_FAMILY_TIMESTAMP, 0, 15, 7, CANONICAL, 0);
+	topk2("v2-numeric-k3-c7-10x2-state", 3, 7, 10, 2, BS_FAMILY_NUMERIC, 0, 40, 15, STATE, 0);
+	topk2("v2-int-k2-c4-4x2-total-near-max", 2, 4, 4, 2, BS_FAMILY_INTEGER, 0, 6, 4, CANONICAL, near_max);
+	topk2("v2-text-k50-c100-8x2-canon", 50, 100, 8, 2, BS_FAMILY_TEXT, 0, 600, 200, CANONICAL, 0);
+	topk2("v2-text-k20-c40-16x2-2C", 20, 40, 16, 2, BS_FAMILY_TEXT, 0, 300, 150, AT_2C, 0);
+	topk2_for("v2-int-k3-eps0.1-delta0.01-2C", 3, 0.1, 0.01, BS_FAMILY_INTEGER, 500, 100, AT_2C);
+	topk2_for("v2-bytea-k10-eps0.05-delta0.1-state", 10, 0.05, 0.1, BS_FAMILY_BYTEA, 400, 120, STATE);
+	/* topk_agg(x, 10): the default epsilon 0.001 and delta 0.05, 2719 x 3; past validate/'s 64 kB */
+	topk2_for("v2-int-k10-default-canon", 10, 0.001, 0.05, BS_FAMILY_INTEGER, 300, 100, CANONICAL);
+	topk2_merged("v2-text-k3-c6-9x2-merged", 3, 6, 9, 2, BS_FAMILY_TEXT, 40, 12);
+	topk2_merged("v2-int-k4-c16-24x3-merged", 4, 16, 24, 3, BS_FAMILY_INTEGER, 200, 50);
+}
+
 /* ---- cbloom ---- */
 
 static uint8_t *
@@ -656,7 +809,7 @@ static void
 growable(const char *name, uint64_t n0, double fpr, uint32_t growth, uint32_t layout,
 		 uint8_t family, uint64_t seed, int nkeys, bool full_last)
 {
-	bs_growable *g = gen_alloc(NULL, sizeof(bs_growable));
+	bs_growable *g = (bs_growable *) gen_alloc(NULL, sizeof(bs_growable));
 	uint8_t    *buf;
 	uint64_t	len;
 	bool		grown;
@@ -737,6 +890,7 @@ main(int argc, char **argv)
 	make_cbloom();
 	make_blocked();
 	make_growable();
+	make_topk2();				/* last: its keys must not move the others' (the corpus stays as it was) */
 	make_hex_edges();
 	printf("make_corpus: %d files, %zu bytes in %s\n", nfiles, nbytes, outdir);
 	return 0;

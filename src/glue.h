@@ -315,6 +315,15 @@ bs_require_agg_context(FunctionCallInfo fcinfo, const char *name)
  */
 extern uint8_t *bs_state_arg(FunctionCallInfo fcinfo, int argno, bs_kind kind);
 
+/*
+ * The expanded object behind datum d, read-write or read-only, if it is one
+ * with these methods (one of our states), else NULL (sketch_io.c).
+ */
+struct ExpandedObjectHeader;
+struct ExpandedObjectMethods;
+extern struct ExpandedObjectHeader *bs_expanded_of(Datum d,
+												   const struct ExpandedObjectMethods *methods);
+
 /* --- bloom_agg_state as an expanded object (builder_state.c) --- */
 
 typedef struct bs_builder_eo bs_builder_eo;

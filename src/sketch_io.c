@@ -10,6 +10,7 @@
 #include "funcapi.h"
 #include "libpq/pqformat.h"
 #include "utils/builtins.h"
+#include "utils/expandeddatum.h"
 #include "utils/memutils.h"
 
 bytea *
@@ -163,6 +164,17 @@ bs_not_agg_context_error(const char *name)
 	ereport(ERROR,
 			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 			 errmsg("%s called in a non-aggregate context", name)));
+}
+
+struct ExpandedObjectHeader *
+bs_expanded_of(Datum d, const struct ExpandedObjectMethods *methods)
+{
+	ExpandedObjectHeader *eoh;
+
+	if (!VARATT_IS_EXTERNAL_EXPANDED(DatumGetPointer(d)))
+		return NULL;
+	eoh = DatumGetEOHP(d);
+	return eoh->eoh_methods == methods ? eoh : NULL;
 }
 
 uint8_t *

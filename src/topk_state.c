@@ -78,13 +78,7 @@ eo_flatten_into(ExpandedObjectHeader *eohptr, void *result, Size allocated_size)
 static bs_topk_eo *
 eo_of(Datum d)
 {
-	struct varlena *v = (struct varlena *) DatumGetPointer(d);
-	ExpandedObjectHeader *eoh;
-
-	if (!VARATT_IS_EXTERNAL_EXPANDED(v))
-		return NULL;
-	eoh = DatumGetEOHP(d);
-	return eoh->eoh_methods == &eo_methods ? (bs_topk_eo *) eoh : NULL;
+	return (bs_topk_eo *) bs_expanded_of(d, &eo_methods);
 }
 
 bs_topk_eo *

@@ -475,6 +475,13 @@ view_v2(const uint8_t *buf, view2 *v)
 	v->keys = v->records + (uint64_t) v->held * BS_TOPK_RECORD;
 }
 
+/* The key bytes of a format-2 value: where its last record ends its key. */
+static uint64_t
+view_key_bytes(const view2 *v)
+{
+	return v->held == 0 ? 0 : bs_load32(v->records + (uint64_t) (v->held - 1) * BS_TOPK_RECORD + 16);
+}
+
 /* Record i of a format-2 value: its counts and key. */
 static inline void
 record_at(const view2 *v, uint32_t i, bs_topk_entry *e, const uint8_t **key)
@@ -507,7 +514,7 @@ bs_topk_state_load(bs_topk_state *st, const uint8_t *buf, size_t len,
 	bs_store64(st->cmsbuf + BS_OFF_N, v.cms.total);
 	bs_cms_view(st->cmsbuf, &st->cms);
 	st->floor = v.floor;
-	keys = v.held == 0 ? 0 : bs_load32(v.records + (uint64_t) (v.held - 1) * BS_TOPK_RECORD + 16);
+	keys = view_key_bytes(&v);
 	reserve_items(st, v.held > st->items_cap ? v.held : st->items_cap);
 	reserve_keys(st, keys, false);
 	for (i = 0; i < v.held; i++)
@@ -595,7 +602,7 @@ bs_topk_state_merge(bs_topk_state *st, const uint8_t *src, size_t srclen,
 					   "count-min sketch total would pass %" PRIu64 " (%" PRIu64 " + %" PRIu64 ")",
 					   BS_CMS_MAX_COUNT, st->cms.total, v.cms.total);
 
-	src_keys = v.held == 0 ? 0 : bs_load32(v.records + (uint64_t) (v.held - 1) * BS_TOPK_RECORD + 16);
+	src_keys = view_key_bytes(&v);
 	if (value_size(&st->params, (uint64_t) n0 + v.held, st->keys_used + src_keys) > BS_MAX_SKETCH_BYTES)
 	{
 		bs_fail(err, BS_ERR_LIMIT,
@@ -887,6 +894,20 @@ bs_topk_check_same_format(int a, int b, bs_error *err)
 
 /* ---- validation ---- */
 
+bs_status
+bs_topk_check_header(const bs_header *h, bs_error *err)
+{
+	if (bs_topk_check_k(h->p3, NULL) != BS_OK)
+		return bs_fail(err, BS_ERR_FORMAT, "topk value has an invalid k %u (1 to %d)",
+					   h->p3, BS_TOPK_MAX_K);
+	if (bs_cms_check_shape(h->p1, h->p2, NULL) != BS_OK)
+		return bs_fail(err, BS_ERR_FORMAT,
+					   "topk value has an invalid shape: width %" PRIu64 ", depth %u", h->p1, h->p2);
+	if (h->n > BS_CMS_MAX_COUNT)
+		return bs_fail(err, BS_ERR_FORMAT, "topk value has a total past %" PRIu64, BS_CMS_MAX_COUNT);
+	return BS_OK;
+}
+
 static bs_status
 check_v2(const bs_header *h, const uint8_t *payload, uint64_t plen, bool deep,
 		 bs_error *err)
@@ -903,16 +924,11 @@ check_v2(const bs_header *h, const uint8_t *payload, uint64_t plen, bool deep,
 				prev_hash = 0;
 	const uint8_t *rec,
 			   *keys;
+	const bs_family_def *fam = bs_family_def_of(h->family);
 	bs_cms		cms;
 
-	if (bs_topk_check_k(h->p3, NULL) != BS_OK)
-		return bs_fail(err, BS_ERR_FORMAT, "topk value has an invalid k %u (1 to %d)",
-					   h->p3, BS_TOPK_MAX_K);
-	if (bs_cms_check_shape(h->p1, h->p2, NULL) != BS_OK)
-		return bs_fail(err, BS_ERR_FORMAT,
-					   "topk value has an invalid shape: width %" PRIu64 ", depth %u", h->p1, h->p2);
-	if (h->n > BS_CMS_MAX_COUNT)
-		return bs_fail(err, BS_ERR_FORMAT, "topk value has a total past %" PRIu64, BS_CMS_MAX_COUNT);
+	if (bs_topk_check_header(h, err) != BS_OK)
+		return BS_ERR_FORMAT;
 	if (cap < 2 * h->p3 || cap > BS_TOPK_MAX_CAPACITY)
 		return bs_fail(err, BS_ERR_FORMAT,
 					   "topk value has an invalid capacity %u for k %u (2k to %d)",
@@ -951,7 +967,8 @@ check_v2(const bs_header *h, const uint8_t *payload, uint64_t plen, bool deep,
 						   "topk value's entry %u ends its key at byte %u, outside %u to %" PRIu64,
 						   i, end, prev_end, key_bytes);
 		len = end - prev_end;
-		if (len > BS_TOPK_MAX_KEY || !bs_family_key_length_fits(h->family, len))
+		/* (the family's fixed key length looked up once: this loop runs on every read of a value) */
+		if (len > BS_TOPK_MAX_KEY || fam == NULL || (fam->key_bytes != 0 && len != fam->key_bytes))
 			return bs_fail(err, BS_ERR_FORMAT,
 						   "topk value's entry %u has %u key bytes, wrong for %s keys",
 						   i, len, bs_family_name(h->family));

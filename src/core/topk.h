@@ -187,6 +187,9 @@ void		bs_topk_describe(const uint8_t *buf, size_t len, bs_topk_info *info);
  */
 bs_status	bs_topk_check_same_format(int a, int b, bs_error *err);
 
+/* The checks of k, the Count-Min shape and the total that both formats make (BS_ERR_FORMAT). */
+bs_status	bs_topk_check_header(const bs_header *h, bs_error *err);
+
 /* Kind check (bs_kind_check, core/kinds.c), both formats. */
 bs_status	bs_topk_check(const bs_header *h, const uint8_t *payload,
 						  uint64_t plen, bool deep, bs_error *err);

@@ -532,14 +532,8 @@ bs_topk1_check(const bs_header *h, const uint8_t *payload, uint64_t plen,
 	const uint8_t *slots,
 			   *heap;
 
-	if (bs_topk_check_k(h->p3, NULL) != BS_OK)
-		return bs_fail(err, BS_ERR_FORMAT, "topk value has an invalid k %u (1 to %d)",
-					   h->p3, BS_TOPK_MAX_K);
-	if (bs_cms_check_shape(h->p1, h->p2, NULL) != BS_OK)
-		return bs_fail(err, BS_ERR_FORMAT,
-					   "topk value has an invalid shape: width %" PRIu64 ", depth %u", h->p1, h->p2);
-	if (h->n > BS_CMS_MAX_COUNT)
-		return bs_fail(err, BS_ERR_FORMAT, "topk value has a total past %" PRIu64, BS_CMS_MAX_COUNT);
+	if (bs_topk_check_header(h, err) != BS_OK)
+		return BS_ERR_FORMAT;
 	cap = 2 * h->p3;
 	cbytes = counters_bytes(h->p1, h->p2);
 	fixed = cbytes + (uint64_t) cap * BS_TOPK_SLOT;

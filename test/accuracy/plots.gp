@@ -164,21 +164,21 @@ unset arrow 2
 unset title
 
 # ---------------------------------------------------------------------------------------------
-# 7. topk: recall of the true top k
+# 7. topk: recall of the true top k, and the share the bounds prove
 f = data . "/topk.tsv"
 @single
 set output img . "/topk_recall.png"
-set title "topk\\_agg(x, k), epsilon 0.001: share of the true top k listed (N = 10^6, Zipf-like, exponent s)"
+set title "topk\\_agg(x, k), epsilon 0.001 (1.5): share of the true top k listed (N = 10^6, Zipf-like, exponent s)"
 set xlabel "k (log scale)"
-set ylabel "recall"
+set ylabel "share of k"
 set logscale x
 set xrange [0.8:1250]
 set yrange [0:1.05]
-set key at graph 0.02, graph 0.8 left top
+set key at graph 0.02, graph 0.6 left top
 S(i) = (i == 1 ? 0.8 : i == 2 ? 1.0 : i == 3 ? 1.2 : 1.5)
 plot for [i=1:4] f using "k":(abs(column("s") - S(i)) < 1e-9 ? column("recall") : NaN) with linespoints lt i title sprintf("s = %.1f: recall", S(i)), \
-     for [i=1:4] f using "k":(abs(column("s") - S(i)) < 1e-9 ? column("guaranteed_fraction") : NaN) with linespoints lt i lw 1 dt 2 ps 0.6 notitle, \
-     NaN with linespoints lc rgb "#444444" lw 1 dt 2 ps 0.6 title "share above N/(2k) + eps N (guaranteed)"
+     for [i=1:4] f using "k":(abs(column("s") - S(i)) < 1e-9 ? column("certified_fraction") : NaN) with linespoints lt i lw 1 dt 2 ps 0.6 notitle, \
+     NaN with linespoints lc rgb "#444444" lw 1 dt 2 ps 0.6 title "share proven by the bounds (certified)"
 unset logscale x
 unset title
 
@@ -300,4 +300,64 @@ plot 3 with lines lc rgb "#444444" lw 1 dt 2 notitle, \
 unset multiplot
 unset logscale x
 set format x "%g"
+unset title
+
+# ---------------------------------------------------------------------------------------------
+# 11. topk against sketch size: topk 1.5, topk 1.4 (format 1) and topn, one line per design
+f = data . "/topk_sizes.tsv"
+set terminal pngcairo size 1500,540 font 'DejaVu Sans,10' enhanced
+set output img . "/topk_sizes.png"
+# topn is measured only when CREATE EXTENSION topn worked (its rows then have a recall)
+set xrange [*:*]
+set yrange [*:*]
+stats f using (strcol("design") eq "topn" && column("recall100") == column("recall100") ? 1 : 0) nooutput
+topn_measured = (STATS_sum > 0)
+stats f using "n" nooutput
+NROWS = STATS_max
+set multiplot layout 1, 3 title "Top-k against the size of the sketch: Zipf-like stream floor(10^{6u}) of ".sprintf("%.0f", NROWS)." rows, uniform stream of 10^6 rows over 10^5 values\ntopk 1.5: topk\\_agg(x, k, epsilon, 0.05), epsilon varied;  topk 1.4: its topk\\_agg(x, 100, epsilon, 0.01);  topn: topn\\_add\\_agg(x::text), number\\_of\\_counters varied"
+set logscale x
+set xrange [1500:200000]
+set xtics ("2 kB" 2000, "5 kB" 5000, "10 kB" 10000, "20 kB" 20000, "50 kB" 50000, "100 kB" 100000, "200 kB" 200000)
+set xlabel "raw bytes (octet\\_length(t::bytea); topn: the jsonb), log scale"
+# design i: 1 topk 1.5 k = 100, 2 topk 1.5 k = 10, 3 topk 1.4 k = 100, 4 topn
+D(i) = (i == 1 || i == 2 ? "topk-1.5" : i == 3 ? "topk-1.4" : "topn")
+K(i) = (i == 1 || i == 3 ? 100 : i == 2 ? 10 : -1)
+IS(i) = (strcol("design") eq D(i) && (K(i) < 0 || column("k") == K(i)))
+T(i) = (i == 1 ? "topk 1.5, k = 100" : i == 2 ? "topk 1.5, k = 10" : i == 3 ? "topk 1.4, k = 100" : "topn")
+LT(i) = (i == 1 ? 1 : i == 2 ? 3 : i == 3 ? 4 : 2)
+set title "recall of the true top 100 (ties at the cut count as found)\ndashed: the merge of 30 daily sketches"
+set ylabel "recall of the top 100"
+set yrange [0:1.05]
+set key inside right bottom font ",9" samplen 3 maxrows 4
+plot for [i=1:4] f using "raw_bytes":(IS(i) ? column("recall100") : NaN) with linespoints lt LT(i) title T(i), \
+     for [i=1:4] f using "raw_bytes":(IS(i) ? column("rollup_recall100") : NaN) with linespoints lt LT(i) lw 1 dt 2 pt 6 notitle
+unset key
+if (!topn_measured) {
+    set label 11 "topn: not measured (see the note in topk\\_sizes.tsv)" at graph 0.05, graph 0.45 left tc rgb "#555555"
+}
+
+set title "mean |frequency - true count| of the first 10 listed"
+set ylabel "absolute error (log scale; 0 drawn at the bottom)"
+set logscale y
+set yrange [0.02:300000]
+set ytics ("0" 0.03, "0.1" 0.1, "1" 1, "10" 10, "100" 100, "10^3" 1000, "10^4" 10000, "10^5" 100000)
+Z(y) = (y > 0 ? y : 0.03)
+plot for [i=1:4] f using "raw_bytes":(IS(i) ? Z(column("top10_abs_error")) : NaN) with linespoints lt LT(i) notitle
+unset label 11
+
+set title "uniform stream: mean frequency / true count of the first 10 listed"
+set ylabel "frequency / true count (log scale)"
+set yrange [0.3:5000]
+set ytics auto
+set format y "%g"
+plot 1 with lines lc rgb "#444444" lw 1 notitle, \
+     for [i=1:4] f using "raw_bytes":(IS(i) ? column("uniform_ratio") : NaN) with linespoints lt LT(i) notitle
+unset multiplot
+set key default
+set key box opaque samplen 2 spacing 1.1
+unset logscale xy
+set xtics auto
+set ytics auto
+set format x "%g"
+set format y "%g"
 unset title

@@ -4,7 +4,7 @@
 # doc/accuracy.md.  Not a test (test/check.sh does not run it): it measures and plots, and its
 # exit status says only whether it ran.
 #
-#   bash test/accuracy/run.sh                          # everything, about 7 minutes on 2 CPUs
+#   bash test/accuracy/run.sh                          # everything (topk_sizes alone: about 8 minutes on 2 CPUs)
 #   ACC_SKIP_INSTALL=1 bash test/accuracy/run.sh       # use the extension as installed
 #   ACC_PLOTS_ONLY=1 bash test/accuracy/run.sh         # redraw the PNGs from the TSVs only
 #
@@ -30,6 +30,9 @@
 #   growable     growable filters (bloom_empty(capacity, fpr, growth)) given up to 100 times their
 #                capacity by bloom_add: rate against fpr and bloom_fpr, size against a fixed filter,
 #                false negatives; unions of two growable filters, stage by stage (issue 19)
+#   topk_sizes   top-k recall and count error against the size of the sketch: topk of 1.5, topk of
+#                1.4 (format 1, which the server no longer builds: topk_v1_sizes.c, compiled here
+#                from src/core, runs it on the same keys) and Citus's topn when it can be installed
 #
 # Settings (environment), with the sizes they set:
 #   ACC_BLOOM_N        keys per filter of bloom_fpr (20000)
@@ -39,6 +42,7 @@
 #   ACC_AUTO_N         the n of bloom_auto ('{10,100,1000,10000,100000,1000000,2000000}')
 #   ACC_CMS_ROWS       rows of each Count-Min stream (1000000)
 #   ACC_TOPK_ROWS      rows of each top-k stream (1000000)
+#   ACC_TOPK_SIZES_ROWS  rows of topk_sizes' skewed stream (8000000; its uniform stream has 10^6)
 #   ACC_CB_CAPACITY    capacity of the counting filters (10000)
 #   ACC_CB_TESTS       absent keys looked up per counting-filter measurement (200000)
 #   ACC_CB_STEPS       steps of the sliding window (20)
@@ -69,6 +73,7 @@ ACC_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 : "${ACC_AUTO_N:={10,100,1000,10000,100000,1000000,2000000\}}"
 : "${ACC_CMS_ROWS:=1000000}"
 : "${ACC_TOPK_ROWS:=1000000}"
+: "${ACC_TOPK_SIZES_ROWS:=8000000}"
 : "${ACC_CB_CAPACITY:=10000}"
 : "${ACC_CB_TESTS:=200000}"
 : "${ACC_CB_STEPS:=20}"
@@ -80,7 +85,7 @@ ACC_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 : "${ACC_GROWABLE_N:={1000,10000,50000,100000\}}"
 : "${ACC_GROWABLE_UNION_N:=25000}"
 : "${ACC_GROWABLE_UNION_TESTS:=1000000}"
-ACC_ALL_STAGES="bloom_fpr bloom_small bloom_auto cms topk cbloom bloom_blocked topk_weighted cms_window growable"
+ACC_ALL_STAGES="bloom_fpr bloom_small bloom_auto cms topk cbloom bloom_blocked topk_weighted cms_window growable topk_sizes"
 : "${ACC_STAGES:=$ACC_ALL_STAGES}"
 : "${ACC_SKIP_INSTALL:=0}"
 : "${ACC_PLOTS_ONLY:=0}"
@@ -95,6 +100,7 @@ bs_require_int ACC_SMALL_TESTS "$ACC_SMALL_TESTS" 200000
 bs_require_int ACC_AUTO_TESTS "$ACC_AUTO_TESTS" 1000
 bs_require_int ACC_CMS_ROWS "$ACC_CMS_ROWS" 1000
 bs_require_int ACC_TOPK_ROWS "$ACC_TOPK_ROWS" 1000
+bs_require_int ACC_TOPK_SIZES_ROWS "$ACC_TOPK_SIZES_ROWS" 3000
 bs_require_int ACC_CB_CAPACITY "$ACC_CB_CAPACITY" 100
 bs_require_int ACC_CB_TESTS "$ACC_CB_TESTS" 1000
 bs_require_int ACC_CB_STEPS "$ACC_CB_STEPS" 1
@@ -137,7 +143,40 @@ declare -A ACC_OUT=(
 	[topk_weighted]="acc_topkw_out:topk_weighted.tsv"
 	[cms_window]="acc_cw_out:cms_window.tsv"
 	[growable]="acc_growable_out:growable.tsv acc_growable_stages_out:growable_stages.tsv acc_growable_union_out:growable_union.tsv acc_growable_union_stages_out:growable_union_stages.tsv acc_growable_spread_out:growable_spread.tsv"
+	[topk_sizes]="acc_tks_out:topk_sizes.tsv"
 )
+
+# topk_sizes measures 1.4's topk (format 1) with test/accuracy/topk_v1_sizes.c, linked with
+# src/core (whose bs_topk1_* functions are 1.4's code), in a temp dir removed on exit.
+ACC_WORK=
+
+# acc_build_topk_v1: compile it (before the server starts, so that a failure costs nothing)
+acc_build_topk_v1() {
+	bs_install_trap
+	ACC_WORK=$(mktemp -d "$BS_TMPBASE/bs_accuracy.XXXXXX") || bs_die "cannot make a temp dir"
+	BS_AT_EXIT="${BS_AT_EXIT:+$BS_AT_EXIT; }rm -rf '$ACC_WORK'"
+	acc_log "compiling test/accuracy/topk_v1_sizes.c"
+	cc -std=c11 -O2 -Wall -Wextra -I"$BS_ROOT/src" -o "$ACC_WORK/topk_v1_sizes" \
+		"$ACC_DIR/topk_v1_sizes.c" "$BS_ROOT"/src/core/*.c -lxxhash -lm ||
+		bs_die "cannot compile test/accuracy/topk_v1_sizes.c"
+}
+
+# acc_topk_v1_sizes: after topk_sizes.sql, the keys of its two streams (in row order) through
+# topk_v1_sizes for every topk-1.4 point of acc_tks_grid, its listed values into acc_tks_rows.
+acc_topk_v1_sizes() {
+	local points
+	points=$(acc_psql -At -c "SELECT string_agg(id || ':' || k || ':' || eps || ':' || delta, ' ' ORDER BY id)
+		FROM acc_tks_grid WHERE design = 'topk-1.4'")
+	[ -n "$points" ] || bs_die "acc_tks_grid has no topk-1.4 point"
+	acc_psql -c "COPY (SELECT day, key FROM acc_tks_zipf ORDER BY i) TO STDOUT" >"$ACC_WORK/zipf.txt"
+	acc_psql -c "COPY (SELECT key FROM acc_tks_uniform ORDER BY i) TO STDOUT" >"$ACC_WORK/uniform.txt"
+	# shellcheck disable=SC2086  # the points are words
+	"$ACC_WORK/topk_v1_sizes" "$ACC_WORK/zipf.txt" "$ACC_WORK/uniform.txt" $points >"$ACC_WORK/v1.tsv" ||
+		bs_die "topk_v1_sizes failed"
+	acc_psql -c "COPY acc_tks_rows FROM STDIN" <"$ACC_WORK/v1.tsv"
+	acc_log "  topk-1.4: $(wc -l <"$ACC_WORK/v1.tsv") listed values of $(wc -w <<<"$points") points"
+	rm -f "$ACC_WORK/zipf.txt" "$ACC_WORK/uniform.txt" "$ACC_WORK/v1.tsv"
+}
 
 # acc_earlier_runs <OLD_RUN_INFO: the parts of an earlier run_info.txt (its first part, and the
 # earlier runs it kept) that ran a stage this run did not, each after a blank line and a marker.
@@ -161,6 +200,9 @@ acc_measure() {
 
 	BS_EXTRA_PACKAGES="${BS_EXTRA_PACKAGES:+$BS_EXTRA_PACKAGES }gnuplot-nox"
 	bs_install_deps || bs_die "cannot install the Debian packages"
+	case " $ACC_STAGES " in
+	*" topk_sizes "*) acc_build_topk_v1 ;;
+	esac
 	if [ "$ACC_SKIP_INSTALL" = 1 ]; then
 		acc_log "ACC_SKIP_INSTALL=1: using the installed extension as it is"
 	else
@@ -178,7 +220,8 @@ log_min_messages = warning"
 
 	vars=(-v "bloom_n=$ACC_BLOOM_N" -v "bloom_tests=$ACC_BLOOM_TESTS" -v c_max=16 -v k_max=8
 		-v "small_tests=$ACC_SMALL_TESTS" -v "auto_tests=$ACC_AUTO_TESTS" -v "auto_n=$ACC_AUTO_N"
-		-v "cms_rows=$ACC_CMS_ROWS" -v "topk_rows=$ACC_TOPK_ROWS" -v "cb_capacity=$ACC_CB_CAPACITY"
+		-v "cms_rows=$ACC_CMS_ROWS" -v "topk_rows=$ACC_TOPK_ROWS" -v "tks_rows=$ACC_TOPK_SIZES_ROWS"
+		-v "cb_capacity=$ACC_CB_CAPACITY"
 		-v "cb_tests=$ACC_CB_TESTS" -v "cb_steps=$ACC_CB_STEPS"
 		-v "blocked_tests=$ACC_BLOCKED_TESTS" -v "blocked_n=$ACC_BLOCKED_N"
 		-v "blocked_auto_n=$ACC_BLOCKED_AUTO_N" -v "blocked_par_rows=$ACC_BLOCKED_PAR_ROWS"
@@ -188,6 +231,7 @@ log_min_messages = warning"
 		acc_log "stage $stage ($(acc_elapsed))"
 		t0=$(date +%s)
 		acc_psql "${vars[@]}" -f "$ACC_DIR/$stage.sql" || bs_die "$stage.sql failed"
+		if [ "$stage" = topk_sizes ]; then acc_topk_v1_sizes; fi
 		for pair in ${ACC_OUT[$stage]}; do
 			acc_export "${pair%%:*}" "${pair#*:}"
 		done
@@ -211,7 +255,7 @@ log_min_messages = warning"
 		echo "machine: $(nproc) CPUs ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)), $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo)"
 		echo "load average at the end: $(cut -d ' ' -f 1-3 /proc/loadavg) (other work on the machine slows the run, not the numbers)"
 		echo "server: PostgreSQL $version, bloomsketch $extversion (commit $rev; installed: $([ "$ACC_SKIP_INSTALL" = 1 ] && echo 'as found' || echo 'built and installed by this run'))"
-		echo "sizes: ACC_BLOOM_N=$ACC_BLOOM_N ACC_BLOOM_TESTS=$ACC_BLOOM_TESTS ACC_SMALL_TESTS=$ACC_SMALL_TESTS ACC_AUTO_TESTS=$ACC_AUTO_TESTS ACC_AUTO_N=$ACC_AUTO_N ACC_CMS_ROWS=$ACC_CMS_ROWS ACC_TOPK_ROWS=$ACC_TOPK_ROWS ACC_CB_CAPACITY=$ACC_CB_CAPACITY ACC_CB_TESTS=$ACC_CB_TESTS ACC_CB_STEPS=$ACC_CB_STEPS ACC_BLOCKED_TESTS=$ACC_BLOCKED_TESTS ACC_BLOCKED_N=$ACC_BLOCKED_N ACC_BLOCKED_AUTO_N=$ACC_BLOCKED_AUTO_N ACC_BLOCKED_PAR_ROWS=$ACC_BLOCKED_PAR_ROWS ACC_GROWABLE_TESTS=$ACC_GROWABLE_TESTS ACC_GROWABLE_N=$ACC_GROWABLE_N ACC_GROWABLE_UNION_N=$ACC_GROWABLE_UNION_N ACC_GROWABLE_UNION_TESTS=$ACC_GROWABLE_UNION_TESTS"
+		echo "sizes: ACC_BLOOM_N=$ACC_BLOOM_N ACC_BLOOM_TESTS=$ACC_BLOOM_TESTS ACC_SMALL_TESTS=$ACC_SMALL_TESTS ACC_AUTO_TESTS=$ACC_AUTO_TESTS ACC_AUTO_N=$ACC_AUTO_N ACC_CMS_ROWS=$ACC_CMS_ROWS ACC_TOPK_ROWS=$ACC_TOPK_ROWS ACC_TOPK_SIZES_ROWS=$ACC_TOPK_SIZES_ROWS ACC_CB_CAPACITY=$ACC_CB_CAPACITY ACC_CB_TESTS=$ACC_CB_TESTS ACC_CB_STEPS=$ACC_CB_STEPS ACC_BLOCKED_TESTS=$ACC_BLOCKED_TESTS ACC_BLOCKED_N=$ACC_BLOCKED_N ACC_BLOCKED_AUTO_N=$ACC_BLOCKED_AUTO_N ACC_BLOCKED_PAR_ROWS=$ACC_BLOCKED_PAR_ROWS ACC_GROWABLE_TESTS=$ACC_GROWABLE_TESTS ACC_GROWABLE_N=$ACC_GROWABLE_N ACC_GROWABLE_UNION_N=$ACC_GROWABLE_UNION_N ACC_GROWABLE_UNION_TESTS=$ACC_GROWABLE_UNION_TESTS"
 		echo "stages: $ACC_STAGES"
 		printf '%s\n' "${info[@]}"
 		echo "measurements: $(acc_elapsed) (with setup, without the plots)"

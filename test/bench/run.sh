@@ -14,8 +14,9 @@
 # every case BENCH_RUNS times, each reference in the same pass as the cases compared with it (the
 # order of the pass is reversed every other run so that drift hits both), then stops the server
 # and runs the C micro-benchmark (test/bench/micro.c) of the core against libbloom (and of its
-# blocked layout against its classic one).  It prints
-# one table and writes the same rows, tab-separated, to a results file whose path it prints.
+# blocked layout against its classic one).  The peer.* cases compare topk with Citus's
+# postgresql-topn, when CREATE EXTENSION topn works (test/bench/README.md, "The peer cases").
+# It prints one table and writes the same rows, tab-separated, to a results file whose path it prints.
 #
 # Timing: each SQL query runs as EXPLAIN (ANALYZE, TIMING OFF, SUMMARY ON) and the number taken
 # is its "Execution Time": server-side, executor only (no parsing, planning, result transfer or
@@ -34,7 +35,8 @@
 #   BENCH_CASES         extended regex on case ids: only those run, and only the tables they need
 #                       are built (all); ids are agg.* text.* par.* grp.* semi.* stored.* merge.*
 #                       upd.*
-#                       micro.*, e.g. 'agg|par', '^micro', or 'distinct' (the all-distinct cases)
+#                       micro.* peer.*, e.g. 'agg|par', '^micro', '^peer', or 'distinct' (the
+#                       all-distinct cases)
 #   BENCH_WARMUP        unmeasured passes over the SQL cases first (1)
 #   BENCH_BIG_GROUPS    groups of the "many groups" GROUP BY (min(1000000, BENCH_ROWS/10))
 #   BENCH_FILTER_KEYS   keys of the large stored filter of the semi-join case (10000000)
@@ -49,6 +51,13 @@
 #   BENCH_SHARED_BUFFERS (2GB)  BENCH_WORK_MEM (256MB)  server settings
 #   BENCH_STATEMENT_TIMEOUT  per statement, in seconds (1800)
 #   BENCH_SKIP_INSTALL  1: do not build and install the extension (use what is installed)
+#   BENCH_PEER_ROWS     rows of each of the two tables of the peer.* cases (10000000)
+#   BENCH_PEER_DISTINCT values of the uniform one (BENCH_PEER_ROWS / 10)
+#   BENCH_PEER_DAYS     daily sketches of the peer.topn.recall100.rollup case (30)
+#   BENCH_PEER_ARGS_K10, BENCH_PEER_ARGS_K100  epsilon, delta of our k = 10 and k = 100 sketches
+#                       ("0.002, 0.05" and "0.0024, 0.5")
+#   BENCH_PEER_COUNTERS_K10, BENCH_PEER_COUNTERS_K100  topn.number_of_counters of the topn sketches
+#                       they are compared with (4400 and 1000, topn's default)
 #   BENCH_OUT           where results go (test/.work/bench)
 # plus those of test/lib.sh (BS_TMPBASE, BS_PORT_START, ...).
 
@@ -77,6 +86,12 @@ BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 : "${BENCH_SKIP_INSTALL:=0}"
 : "${BENCH_HUGE_PAGES:=1}"
 : "${BENCH_OUT:=$BS_ROOT/test/.work/bench}"
+: "${BENCH_PEER_ROWS:=10000000}"
+: "${BENCH_PEER_DAYS:=30}"
+: "${BENCH_PEER_ARGS_K10:=0.002, 0.05}"
+: "${BENCH_PEER_ARGS_K100:=0.0024, 0.5}"
+: "${BENCH_PEER_COUNTERS_K10:=4400}"
+: "${BENCH_PEER_COUNTERS_K100:=1000}"
 
 bs_require_int BENCH_ROWS "$BENCH_ROWS" 1000
 bs_require_int BENCH_DISTINCT "$BENCH_DISTINCT" 10
@@ -100,6 +115,17 @@ if [ -z "${BENCH_DISTINCT_ROWS:-}" ]; then
 	[ "$BENCH_DISTINCT_ROWS" -gt 5000000 ] && BENCH_DISTINCT_ROWS=5000000
 fi
 bs_require_int BENCH_DISTINCT_ROWS "$BENCH_DISTINCT_ROWS" 100
+bs_require_int BENCH_PEER_ROWS "$BENCH_PEER_ROWS" 1000
+if [ -z "${BENCH_PEER_DISTINCT:-}" ]; then
+	BENCH_PEER_DISTINCT=$((BENCH_PEER_ROWS / 10))
+fi
+bs_require_int BENCH_PEER_DISTINCT "$BENCH_PEER_DISTINCT" 100
+bs_require_int BENCH_PEER_DAYS "$BENCH_PEER_DAYS" 2
+bs_require_int BENCH_PEER_COUNTERS_K10 "$BENCH_PEER_COUNTERS_K10" 100
+bs_require_int BENCH_PEER_COUNTERS_K100 "$BENCH_PEER_COUNTERS_K100" 100
+for v in BENCH_PEER_ARGS_K10 BENCH_PEER_ARGS_K100; do
+	grep -Eq '^[0-9.eE-]+, *[0-9.eE-]+$' <<<"${!v}" || bs_die "$v must be 'epsilon, delta', got '${!v}'"
+done
 
 BENCH_T0=$(date +%s)
 BENCH_STAMP=$(date +%Y%m%d-%H%M%S)
@@ -150,7 +176,7 @@ defagg count_u "count(u)"
 defagg hll_s "hll_add_agg(hll_hash_text(s))"
 defagg bloom_u "bloom_agg(u)"
 defagg bloom_u_fixed "bloom_agg(u, $D, 0.01)"
-defagg bloom_u_blocked "bloom_agg(u, 0.01, 'blocked')"
+defagg bloom_u_blocked "bloom_agg(u, NULL, 0.01, 'blocked')"
 defagg bloom_u_fixed_blocked "bloom_agg(u, $D, 0.01, 'blocked')"
 defagg cms_u "cms_agg(u)"
 defagg topk_u "topk_agg(u, 10)"
@@ -224,6 +250,57 @@ defq merge.topk_10k "topk_union_agg(t) of $BENCH_MERGE_SKETCHES stored topk_agg(
 	"SELECT topk_union_agg(t) FROM bench_topk"
 defc merge.topk_10k merge.topk_10k - le ""
 
+# The peer: Citus's postgresql-topn (topn_add_agg(text) -> jsonb, a pruned hash table of
+# topn.number_of_counters items), beside topk_agg on the same keys: the text vt = v::text of
+# bench_pz (Zipf-like, README "The peer cases"), since topn takes only text.  Our k = 10 sketch
+# is compared with topn at BENCH_PEER_COUNTERS_K10 counters, our k = 100 with
+# BENCH_PEER_COUNTERS_K100 (topn's default 1000): the raw sizes, printed by the size cases, must
+# have ours no larger.  topn's counters are set per query (SET LOCAL); every pass LOADs topn
+# first so that the setting is known.
+PK10="vt, 10, $BENCH_PEER_ARGS_K10"
+PK100="vt, 100, $BENCH_PEER_ARGS_K100"
+PN10="SET LOCAL topn.number_of_counters = $BENCH_PEER_COUNTERS_K10;"
+PN100="SET LOCAL topn.number_of_counters = $BENCH_PEER_COUNTERS_K100;"
+PZL=" over bench_pz ($BENCH_PEER_ROWS rows, Zipf-like)"
+defagg peer.topk10 "topk_agg($PK10)" bench_pz "$PZL"
+defagg peer.topk100 "topk_agg($PK100)" bench_pz "$PZL"
+defagg peer.topk10_bigint "topk_agg(v, 10, $BENCH_PEER_ARGS_K10)" bench_pz "$PZL (bigint keys)"
+defq ser.peer.topn10 "topn_add_agg(vt), $BENCH_PEER_COUNTERS_K10 counters$PZL" "$SER $PN10" \
+	"SELECT topn_add_agg(vt) FROM bench_pz"
+defq par.peer.topn10 "topn_add_agg(vt), $BENCH_PEER_COUNTERS_K10 counters$PZL (2 workers)" "$PAR $PN10" \
+	"SELECT topn_add_agg(vt) FROM bench_pz"
+defq ser.peer.topn100 "topn_add_agg(vt), $BENCH_PEER_COUNTERS_K100 counters$PZL" "$SER $PN100" \
+	"SELECT topn_add_agg(vt) FROM bench_pz"
+defq par.peer.topn100 "topn_add_agg(vt), $BENCH_PEER_COUNTERS_K100 counters$PZL (2 workers)" "$PAR $PN100" \
+	"SELECT topn_add_agg(vt) FROM bench_pz"
+defq grp.peer.topk100 "topk_agg($PK100) GROUP BY g (1000 groups)$PZL" "$GRP" \
+	"SELECT g, topk_agg($PK100) FROM bench_pz GROUP BY g"
+defq grp.peer.topn100 "topn_add_agg(vt) GROUP BY g (1000 groups), $BENCH_PEER_COUNTERS_K100 counters$PZL" "$GRP $PN100" \
+	"SELECT g, topn_add_agg(vt) FROM bench_pz GROUP BY g"
+# (the ids avoid the words of the other groups, so that BENCH_CASES='agg|par' selects no peer case)
+defc peer.topn.k10.serial ser.peer.topk10 ser.peer.topn10 ge 3
+defc peer.topn.k10.workers2 par.peer.topk10 par.peer.topn10 ge 3
+defc peer.topn.k100.serial ser.peer.topk100 ser.peer.topn100 ge 3
+defc peer.topn.k100.workers2 par.peer.topk100 par.peer.topn100 ge 3
+defc peer.topn.k10.bigint ser.peer.topk10_bigint ser.peer.topn10 ge ""
+defc peer.topn.groups1k.k100 grp.peer.topk100 grp.peer.topn100 ge ""
+defc peer.topn.groups1k.k100.memory grp.peer.topk100 grp.peer.topn100 le 0.25
+# accuracy, from the sketches of one more (untimed) run after the passes (bench_peer_accuracy):
+# query "acc"; kind hi: ours / topn, higher is better; kind max: ours at most the target (an
+# absolute number; the MAE's is topn's MAE plus 0.01% of the mean true count of the top 10)
+defc peer.topn.size.k10 acc topn le 1.0
+defc peer.topn.size.k100 acc topn le 1.0
+defc peer.topn.recall100.whole acc topn hi 1.0
+defc peer.topn.recall100.whole_workers2 acc topn hi 1.0
+defc peer.topn.recall100.rollup acc topn hi 1.0
+defc peer.topn.mae10.whole acc topn max ""
+defc peer.topn.mae10.whole_workers2 acc topn max ""
+defc peer.topn.uniform.k10.estimate acc topn max 2.0
+defc peer.topn.uniform.k100.estimate acc topn max 2.0
+defc peer.topn.uniform.k10.bounds acc - max 0
+defc peer.topn.uniform.k100.bounds acc - max 0
+defc peer.topn.zipf.bounds acc - max 0
+
 # not SQL queries of the passes: measured by their own functions below
 defc upd.per_row upd.per_row - le ""
 defc upd.batch upd.batch upd.per_row le ""
@@ -238,7 +315,7 @@ declare -A NEED_Q=()
 for c in "${C_IDS[@]}"; do
 	bench_selected "$c" || continue
 	SEL_CASES+=("$c")
-	case ${C_Q[$c]} in upd.*) continue ;; esac
+	case ${C_Q[$c]} in upd.* | acc) continue ;; esac
 	NEED_Q[${C_Q[$c]}]=1
 	[ "${C_REF[$c]}" = - ] || NEED_Q[${C_REF[$c]}]=1
 done
@@ -254,7 +331,10 @@ for q in ser.hll_u ser.count_u ser.hll_s ser.bloom_u ser.bloom_u_fixed \
 	par.distinct.hll_ud par.distinct.bloom_ud \
 	grp.1k.hll grp.1k.bloom grp.big.hll grp.big.bloom \
 	semi.k1k semi.big semi.big_disjoint semi.big_blocked \
-	stored.whole stored.lookup merge.topk_10k; do
+	stored.whole stored.lookup merge.topk_10k \
+	ser.peer.topk10 ser.peer.topn10 ser.peer.topk10_bigint ser.peer.topk100 ser.peer.topn100 \
+	par.peer.topk10 par.peer.topn10 par.peer.topk100 par.peer.topn100 \
+	grp.peer.topk100 grp.peer.topn100; do
 	[ -n "${NEED_Q[$q]:-}" ] && PASS_Q+=("$q")
 done
 WANT_UPDATE=0
@@ -263,6 +343,13 @@ bench_selected upd.per_row || bench_selected upd.batch && WANT_UPDATE=1
 bench_selected micro.10000.insert || bench_selected micro && WANT_MICRO=1
 WANT_TABLE=0
 [ "${#PASS_Q[@]}" -gt 0 ] && WANT_TABLE=1
+# the peer cases: bench_pz for all of them; bench_pu and the exact counts of both for the accuracy
+WANT_PEER=0
+WANT_PEER_ACC=0
+for c in "${SEL_CASES[@]}"; do
+	case $c in peer.*) WANT_PEER=1 ;; esac
+	[ "${C_Q[$c]}" = acc ] && WANT_PEER_ACC=1
+done
 # the data the selected queries need: bench_t, bench_d (*.distinct.*), the semi-join filters,
 # the stored topk sketches (made from bench_t)
 WANT_T=0
@@ -270,16 +357,19 @@ WANT_D=0
 WANT_SEMI=0
 WANT_MERGE=0
 WANT_STORED=0
+WANT_CORE_Q=0 # a query of the passes that is not a peer one
 for q in "${PASS_Q[@]}"; do
+	case $q in *.peer.*) ;; *) WANT_CORE_Q=1 ;; esac
 	case $q in
 	*.distinct.*) WANT_D=1 ;;
 	semi.*) WANT_T=1 WANT_SEMI=1 ;;
 	merge.*) WANT_T=1 WANT_MERGE=1 ;;
 	stored.*) WANT_STORED=1 ;;
+	*.peer.*) ;;
 	*) WANT_T=1 ;;
 	esac
 done
-if [ "$WANT_TABLE" -eq 0 ] && [ "$WANT_UPDATE" -eq 0 ] && [ "$WANT_MICRO" -eq 0 ]; then
+if [ "$WANT_TABLE" -eq 0 ] && [ "$WANT_UPDATE" -eq 0 ] && [ "$WANT_MICRO" -eq 0 ] && [ "$WANT_PEER" -eq 0 ]; then
 	bs_die "BENCH_CASES='$BENCH_CASES' selects no case"
 fi
 
@@ -311,12 +401,17 @@ bench_pass() { # RUN-NUMBER ORDER(fwd|rev)
 		echo "\\set ON_ERROR_STOP 0"
 		echo "SET statement_timeout = '${BENCH_STATEMENT_TIMEOUT}s';"
 		# load the libraries and the catalog entries before the first measured query
-		echo "SELECT bloom_agg(1::bigint) IS NULL, hll_add_agg(hll_hash_bigint(1)) IS NULL, cms_agg(1::bigint) IS NULL, topk_agg(1::bigint, 10) IS NULL, cbloom_agg(1::bigint) IS NULL;"
+		[ "$WANT_CORE_Q" -eq 1 ] &&
+			echo "SELECT bloom_agg(1::bigint) IS NULL, hll_add_agg(hll_hash_bigint(1)) IS NULL, cms_agg(1::bigint) IS NULL, topk_agg(1::bigint, 10) IS NULL, cbloom_agg(1::bigint) IS NULL;"
+		# topn's library defines topn.number_of_counters, which the peer queries SET LOCAL
+		[ "$WANT_PEER" -eq 1 ] &&
+			echo "LOAD 'topn'; SELECT topk_agg('1'::text, 10) IS NULL, topn_add_agg('1'::text) IS NULL;"
 		# map the table's shared buffers into this backend before the first measured query:
 		# a new backend takes a page fault per shared-memory page it first touches (about
 		# 0.7 s for the 0.9 GB table with 4 kB pages), which would be charged to that query
 		[ "$WANT_T" -eq 1 ] && echo "SELECT count(*) FROM bench_t;"
 		[ "$WANT_D" -eq 1 ] && echo "SELECT count(*) FROM bench_d;"
+		[ "$WANT_PEER" -eq 1 ] && echo "SELECT count(*) FROM bench_pz;"
 		# the sketches' TOAST pages too (md5 reads the whole value)
 		[ "$WANT_MERGE" -eq 1 ] && echo "SELECT count(md5(t::bytea)) FROM bench_topk;"
 		[ "$WANT_STORED" -eq 1 ] && echo "SELECT count(md5(f::bytea)) FROM bench_stored;"
@@ -472,6 +567,46 @@ SQL
 	bench_log "stored filters: $STORED_INFO"
 }
 
+# The tables of the peer cases, deterministic like bench_t (md5 of the row number, no random()):
+#   bench_pz  BENCH_PEER_ROWS rows, v = floor(1e6 ^ u), u uniform in [0, 1) (60 bits of
+#             md5('zipf' || i) / 2^60): P(v = n) about 1 / (n ln 1e6), 5% of the rows are 1;
+#             vt = v::text; day, BENCH_PEER_DAYS consecutive slices of the rows; g = i mod 1000
+#   bench_pu  BENCH_PEER_ROWS rows, v = 1 + (60 bits of md5(i)) mod BENCH_PEER_DISTINCT
+#             (uniform, as bench_t's u), vt = v::text; only for the accuracy cases
+# and, for the accuracy cases, the exact count of every value of each (bench_pz_exact,
+# bench_pu_exact).
+bench_setup_peer() {
+	local n=$BENCH_PEER_ROWS days=$BENCH_PEER_DAYS d=$BENCH_PEER_DISTINCT
+	bench_log "generating bench_pz: $n rows, Zipf-like v = floor(1e6 ^ u), $days days ($(bench_elapsed))"
+	bench_psql <<SQL
+CREATE EXTENSION IF NOT EXISTS bloomsketch;
+CREATE TABLE bench_pz (day int NOT NULL, g int NOT NULL, v bigint NOT NULL, vt text NOT NULL);
+INSERT INTO bench_pz
+SELECT ((i - 1) * $days / $n)::int, (i % 1000)::int, v, v::text
+FROM (SELECT i, floor(power(1e6::float8, ('x' || substr(md5('zipf' || i::text), 1, 15))::bit(60)::bigint::float8
+                                         / 1152921504606846976::float8))::bigint AS v
+      FROM generate_series(1::bigint, $n) AS i) AS r;
+ALTER TABLE bench_pz SET (parallel_workers = 2);
+VACUUM (FREEZE, ANALYZE) bench_pz;
+SQL
+	[ "$WANT_PEER_ACC" -eq 1 ] || return 0
+	bench_log "generating bench_pu: $n rows, uniform over $d values; exact counts of both ($(bench_elapsed))"
+	bench_psql <<SQL
+CREATE TABLE bench_pu (v bigint NOT NULL, vt text NOT NULL);
+INSERT INTO bench_pu
+SELECT v, v::text
+FROM (SELECT ('x' || substr(md5(i::text), 1, 15))::bit(60)::bigint % $d + 1 AS v
+      FROM generate_series(1::bigint, $n) AS i) AS r;
+VACUUM (FREEZE, ANALYZE) bench_pu;
+SET work_mem = '1GB';
+CREATE TABLE bench_pz_exact AS SELECT vt, count(*) AS n FROM bench_pz GROUP BY vt;
+CREATE TABLE bench_pu_exact AS SELECT vt, count(*) AS n FROM bench_pu GROUP BY vt;
+ALTER TABLE bench_pz_exact ADD PRIMARY KEY (vt);
+ALTER TABLE bench_pu_exact ADD PRIMARY KEY (vt);
+VACUUM ANALYZE bench_pz_exact, bench_pu_exact;
+SQL
+}
+
 bench_describe_data() {
 	bench_log "checking the data ($(bench_elapsed))"
 	if [ "$WANT_T" -eq 1 ]; then
@@ -487,6 +622,27 @@ bench_describe_data() {
 			(SELECT round(correlation::numeric, 3) FROM pg_stats WHERE tablename = 'bench_d' AND attname = 'ud'),
 			pg_size_pretty(pg_table_size('bench_d'))) FROM bench_d")
 		bench_log "all-distinct data: $DISTINCT_INFO"
+	fi
+	if [ "$WANT_PEER" -eq 1 ]; then
+		if [ "$WANT_PEER_ACC" -eq 1 ]; then
+			PEER_INFO=$(bench_psql -F ' ' <<'SQL'
+SELECT format('bench_pz %s rows, %s distinct v, true counts of the top 1, 10, 100, 101: %s, %s, %s, %s; table %s. bench_pu %s rows, %s distinct v, counts %s to %s; table %s',
+              (SELECT sum(n) FROM bench_pz_exact), (SELECT count(*) FROM bench_pz_exact),
+              (SELECT n FROM bench_pz_exact ORDER BY n DESC LIMIT 1),
+              (SELECT n FROM bench_pz_exact ORDER BY n DESC OFFSET 9 LIMIT 1),
+              (SELECT n FROM bench_pz_exact ORDER BY n DESC OFFSET 99 LIMIT 1),
+              (SELECT n FROM bench_pz_exact ORDER BY n DESC OFFSET 100 LIMIT 1),
+              pg_size_pretty(pg_table_size('bench_pz')),
+              (SELECT sum(n) FROM bench_pu_exact), (SELECT count(*) FROM bench_pu_exact),
+              (SELECT min(n) FROM bench_pu_exact), (SELECT max(n) FROM bench_pu_exact),
+              pg_size_pretty(pg_table_size('bench_pu')))
+SQL
+)
+		else
+			PEER_INFO=$(bench_psql -F ' ' -c "SELECT format('bench_pz %s rows, %s distinct v (%s rows of v = 1), table %s',
+				count(*), count(DISTINCT v), count(*) FILTER (WHERE v = 1), pg_size_pretty(pg_table_size('bench_pz'))) FROM bench_pz")
+		fi
+		bench_log "peer data: $PEER_INFO"
 	fi
 }
 
@@ -556,6 +712,10 @@ bench_warm_cache() {
 	if [ "$WANT_STORED" -eq 1 ]; then
 		bench_psql -c "SELECT count(md5(f::bytea)) FROM bench_stored" >/dev/null
 	fi
+	if [ "$WANT_PEER" -eq 1 ]; then
+		[ "$prewarm" -eq 1 ] && bench_psql -c "SELECT pg_prewarm('bench_pz')" >/dev/null
+		bench_psql -c "SELECT count(*), sum(length(vt)) FROM bench_pz" >/dev/null
+	fi
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -615,6 +775,183 @@ SQL
 	done
 	UPD_INFO="$UPD_INFO; batch filter equals per-row filter: $same"
 	bench_psql -c "DROP TABLE bench_upd, bench_batch; DROP SEQUENCE bench_upd_seq" >/dev/null
+}
+
+# ---------------------------------------------------------------------------------------------
+# The accuracy of the peer cases, once, after the passes: the aggregates of the timed cases run
+# once more, untimed, and their sketches are kept (bench_peer_sk: name, our topk t, topn's jsonb
+# j, how it was made), then compared with the exact counts.  Sketches:
+#   z10, z100        bench_pz, serial: topk_agg(vt, 10 | 100, ...) and topn_add_agg(vt) at the
+#                    matching topn.number_of_counters
+#   z10_w2, z100_w2  the same with 2 workers (CREATE TABLE AS, the INSERT ... SELECT of PostgreSQL
+#                    15 is never parallel)
+#   z100_rollup      topk_union_agg / topn_union_agg of BENCH_PEER_DAYS daily sketches (serial)
+#   u10, u100        bench_pu, serial
+# Fills PEER_V, PEER_R (ours, topn's), PEER_UNIT, PEER_NOTE, PEER_LABEL, PEER_RLABEL by case, and
+# the MAE cases' targets.
+
+declare -A PEER_V=() PEER_R=() PEER_UNIT=() PEER_NOTE=() PEER_LABEL=() PEER_RLABEL=()
+
+bench_peer_sql() { # [PSQL-OPTION...] < SQL: one session, topn loaded first
+	{
+		echo "LOAD 'topn';"
+		echo "SET client_min_messages = warning;"
+		echo "SET statement_timeout = '${BENCH_STATEMENT_TIMEOUT}s';"
+		cat
+	} | bench_psql "$@"
+}
+
+bench_peer_accuracy() {
+	local c10=$BENCH_PEER_COUNTERS_K10 c100=$BENCH_PEER_COUNTERS_K100 out w spec name c args
+	local par="SET max_parallel_workers_per_gather = 2; SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0"
+	bench_log "peer accuracy: the sketches once more, untimed (serial, 2 workers, $BENCH_PEER_DAYS daily) ($(bench_elapsed))"
+	bench_peer_sql <<SQL
+SET max_parallel_workers_per_gather = 0;
+DROP TABLE IF EXISTS bench_peer_sk, bench_peer_days, bench_peer_tmp;
+CREATE TABLE bench_peer_sk (name text PRIMARY KEY, t topk NOT NULL, j jsonb NOT NULL, made text NOT NULL);
+SET topn.number_of_counters = $c10;
+INSERT INTO bench_peer_sk SELECT 'z10', topk_agg($PK10), topn_add_agg(vt), 'serial' FROM bench_pz;
+INSERT INTO bench_peer_sk SELECT 'u10', topk_agg($PK10), topn_add_agg(vt), 'serial' FROM bench_pu;
+SET topn.number_of_counters = $c100;
+INSERT INTO bench_peer_sk SELECT 'z100', topk_agg($PK100), topn_add_agg(vt), 'serial' FROM bench_pz;
+INSERT INTO bench_peer_sk SELECT 'u100', topk_agg($PK100), topn_add_agg(vt), 'serial' FROM bench_pu;
+SET enable_sort = off;
+CREATE TABLE bench_peer_days AS SELECT day, topk_agg($PK100) AS t, topn_add_agg(vt) AS j FROM bench_pz GROUP BY day;
+INSERT INTO bench_peer_sk
+  SELECT 'z100_rollup', topk_union_agg(t), topn_union_agg(j), format('rollup of %s daily sketches', count(*)) FROM bench_peer_days;
+SQL
+	for spec in "z10_w2 $c10 $PK10" "z100_w2 $c100 $PK100"; do
+		read -r name c args <<<"$spec"
+		out=$(bench_peer_sql <<SQL
+$par;
+SET topn.number_of_counters = $c;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+  CREATE TABLE bench_peer_tmp AS SELECT topk_agg($args) AS t, topn_add_agg(vt) AS j FROM bench_pz;
+SQL
+)
+		w=$(sed -n 's/.*Workers Launched: *\([0-9]*\).*/\1/p' <<<"$out" | head -n 1)
+		bench_psql -c "INSERT INTO bench_peer_sk SELECT '$name', t, j, '2 workers planned, ${w:-no} launched' FROM bench_peer_tmp" \
+			-c "DROP TABLE bench_peer_tmp"
+	done
+	bench_log "peer accuracy: comparing with the exact counts ($(bench_elapsed))"
+	# one line per sketch: name|made|k|held|raw ours|raw topn|stored ours|stored topn|recall@k ours|
+	# recall@k topn|MAE@10 ours|MAE@10 topn|mean estimate/true ours|topn|listed outside their
+	# bounds|held outside their bounds|mean true count of the true top 10|count of the k-th|listed
+	bench_peer_metrics_sql() { # EXACT-TABLE NAME-PATTERN
+		cat <<SQL
+-- (constant offsets: a LIMIT k correlated with the outer rows, in a parallel plan, gave a wrong
+-- 100th count on PostgreSQL 15.20, the bound of k = 10 kept on the rescan; and serial anyway)
+SET max_parallel_workers_per_gather = 0;
+WITH kth AS (SELECT 10 AS k, (SELECT n FROM $1 ORDER BY n DESC OFFSET 9 LIMIT 1) AS th
+             UNION ALL SELECT 100, (SELECT n FROM $1 ORDER BY n DESC OFFSET 99 LIMIT 1)),
+     top10 AS (SELECT avg(n) AS m FROM (SELECT n FROM $1 ORDER BY n DESC LIMIT 10) s)
+SELECT s.name, s.made, i.k, i.candidates,
+       octet_length(s.t::bytea), pg_column_size(s.j::text::jsonb), pg_column_size(s.t), pg_column_size(s.j),
+       (SELECT count(*) FROM topk_items(s.t, i.k) l JOIN $1 e ON e.vt = l.value
+        WHERE e.n >= (SELECT th FROM kth WHERE kth.k = i.k))::float8 / i.k,
+       (SELECT count(*) FROM topn(s.j, i.k) l JOIN $1 e ON e.vt = l.item
+        WHERE e.n >= (SELECT th FROM kth WHERE kth.k = i.k))::float8 / i.k,
+       (SELECT avg(abs(l.frequency - coalesce(e.n, 0))) FROM topk_items(s.t, 10) l LEFT JOIN $1 e ON e.vt = l.value),
+       (SELECT avg(abs(l.frequency - coalesce(e.n, 0))) FROM topn(s.j, 10) l LEFT JOIN $1 e ON e.vt = l.item),
+       (SELECT avg(l.frequency::float8 / e.n) FROM topk_items(s.t, i.k) l JOIN $1 e ON e.vt = l.value),
+       (SELECT avg(l.frequency::float8 / e.n) FROM topn(s.j, i.k) l JOIN $1 e ON e.vt = l.item),
+       (SELECT count(*) FILTER (WHERE NOT (l.lower_bound <= coalesce(e.n, 0) AND coalesce(e.n, 0) <= l.upper_bound))
+        FROM topk_items_bounds(s.t, i.k) l LEFT JOIN $1 e ON e.vt = l.value),
+       (SELECT count(*) FILTER (WHERE NOT (l.lower_bound <= coalesce(e.n, 0) AND coalesce(e.n, 0) <= l.upper_bound))
+        FROM topk_items_bounds(s.t, i.candidates) l LEFT JOIN $1 e ON e.vt = l.value),
+       (SELECT m FROM top10), (SELECT th FROM kth WHERE kth.k = i.k),
+       (SELECT count(*) FROM topk_items_bounds(s.t, i.k))
+FROM bench_peer_sk s, LATERAL topk_info(s.t) i
+WHERE s.name LIKE '$2'
+ORDER BY s.name;
+SQL
+	}
+	out=$( (bench_peer_metrics_sql bench_pz_exact 'z%' && bench_peer_metrics_sql bench_pu_exact 'u%') | bench_peer_sql -F '|')
+	printf '%s\n' "$out" >"$BENCH_WORK/peer_accuracy.txt"
+	declare -A M=()
+	local n made k held ro rt so st reco rect maeo maet esto estt outl outh m th listed
+	while IFS='|' read -r n made k held ro rt so st reco rect maeo maet esto estt outl outh m th listed; do
+		[ -n "$n" ] || continue
+		M[$n]="$made|$k|$held|$ro|$rt|$so|$st|$reco|$rect|$maeo|$maet|$esto|$estt|$outl|$outh|$m|$th|$listed"
+	done <<<"$out"
+	# field N (1-based, after the name) of sketch NAME, "NA" when missing
+	pm() { local v; v=$(cut -d '|' -f "$2" <<<"${M[$1]:-}"); echo "${v:-NA}"; }
+	fmt() { awk -v f="$1" -v v="$2" 'BEGIN { if (v == "NA" || v == "") print "NA"; else printf f "\n", v }'; }
+	local cz10="topk_agg($PK10)" cz100="topk_agg($PK100)"
+	local tn10="topn_add_agg(vt), $c10 counters" tn100="topn_add_agg(vt), $c100 counters"
+	# sizes
+	PEER_V[peer.topn.size.k10]=$(pm z10 4) PEER_R[peer.topn.size.k10]=$(pm z10 5) PEER_UNIT[peer.topn.size.k10]=B
+	PEER_NOTE[peer.topn.size.k10]="raw: octet_length(t::bytea), pg_column_size(j::text::jsonb); stored compressed: ours $(pm z10 6) B, topn $(pm z10 7) B; 2 workers: ours $(pm z10_w2 4) B, topn $(pm z10_w2 5) B; uniform: ours $(pm u10 4) B, topn $(pm u10 5) B"
+	PEER_LABEL[peer.topn.size.k10]="raw size of $cz10 over bench_pz" PEER_RLABEL[peer.topn.size.k10]="$tn10"
+	PEER_V[peer.topn.size.k100]=$(pm z100 4) PEER_R[peer.topn.size.k100]=$(pm z100 5) PEER_UNIT[peer.topn.size.k100]=B
+	PEER_NOTE[peer.topn.size.k100]="stored compressed: ours $(pm z100 6) B, topn $(pm z100 7) B; 2 workers: ours $(pm z100_w2 4) B, topn $(pm z100_w2 5) B; rollup: ours $(pm z100_rollup 4) B, topn $(pm z100_rollup 5) B; uniform: ours $(pm u100 4) B, topn $(pm u100 5) B"
+	PEER_LABEL[peer.topn.size.k100]="raw size of $cz100 over bench_pz" PEER_RLABEL[peer.topn.size.k100]="$tn100"
+	# recall@100
+	local cs s
+	for cs in "whole z100" "whole_workers2 z100_w2" "rollup z100_rollup"; do
+		read -r c s <<<"$cs"
+		PEER_V[peer.topn.recall100.$c]=$(fmt %.2f "$(pm "$s" 8)") PEER_R[peer.topn.recall100.$c]=$(fmt %.2f "$(pm "$s" 9)")
+		PEER_UNIT[peer.topn.recall100.$c]=recall
+		PEER_NOTE[peer.topn.recall100.$c]="$(pm "$s" 1): of the 100 listed (topk_items(t, 100), topn(j, 100)), the share with a true count >= $(pm "$s" 17), the 100th largest"
+		PEER_LABEL[peer.topn.recall100.$c]="recall of the top 100, $cz100, $(pm "$s" 1)" PEER_RLABEL[peer.topn.recall100.$c]="$tn100"
+	done
+	# top-10 MAE: target topn's + 0.01% of the mean true count of the true top 10
+	for cs in "whole z10" "whole_workers2 z10_w2"; do
+		read -r c s <<<"$cs"
+		PEER_V[peer.topn.mae10.$c]=$(fmt %.2f "$(pm "$s" 10)") PEER_R[peer.topn.mae10.$c]=$(fmt %.2f "$(pm "$s" 11)")
+		PEER_UNIT[peer.topn.mae10.$c]=count
+		C_TARGET[peer.topn.mae10.$c]=$(awk -v t="$(pm "$s" 11)" -v m="$(pm "$s" 16)" 'BEGIN { if (t == "NA" || m == "NA") print ""; else printf "%.2f\n", t + 0.0001 * m }')
+		PEER_NOTE[peer.topn.mae10.$c]="$(pm "$s" 1): mean |frequency - true count| over the 10 listed; target topn's + 0.01% of $(fmt %.0f "$(pm "$s" 16)") (mean true count of the true top 10); recall@10 ours $(fmt %.2f "$(pm "$s" 8)"), topn $(fmt %.2f "$(pm "$s" 9)")"
+		PEER_LABEL[peer.topn.mae10.$c]="top-10 mean absolute error, $cz10, $(pm "$s" 1)" PEER_RLABEL[peer.topn.mae10.$c]="$tn10"
+	done
+	# uniform: estimates and bounds
+	for cs in "k10 u10" "k100 u100"; do
+		read -r c s <<<"$cs"
+		PEER_V[peer.topn.uniform.$c.estimate]=$(fmt %.3f "$(pm "$s" 12)") PEER_R[peer.topn.uniform.$c.estimate]=$(fmt %.3f "$(pm "$s" 13)")
+		PEER_UNIT[peer.topn.uniform.$c.estimate]="x true"
+		PEER_NOTE[peer.topn.uniform.$c.estimate]="mean of frequency / true count over the $(pm "$s" 2) listed (topk_items(t, $(pm "$s" 2)), topn(j, $(pm "$s" 2))) on bench_pu"
+		PEER_LABEL[peer.topn.uniform.$c.estimate]="uniform: listed estimates / truth, topk_agg(${c#k}...) over bench_pu"
+		PEER_RLABEL[peer.topn.uniform.$c.estimate]="topn_add_agg(vt) over bench_pu"
+		[ "$c" = k10 ] && PEER_RLABEL[peer.topn.uniform.$c.estimate]="$tn10 over bench_pu"
+		[ "$c" = k100 ] && PEER_RLABEL[peer.topn.uniform.$c.estimate]="$tn100 over bench_pu"
+		PEER_V[peer.topn.uniform.$c.bounds]=$(pm "$s" 14) PEER_R[peer.topn.uniform.$c.bounds]=NA
+		PEER_UNIT[peer.topn.uniform.$c.bounds]=values
+		PEER_NOTE[peer.topn.uniform.$c.bounds]="of $(pm "$s" 18) listed by topk_items_bounds(t, $(pm "$s" 2)), outside lower_bound <= true count <= upper_bound; of all $(pm "$s" 3) held: $(pm "$s" 15)"
+		PEER_LABEL[peer.topn.uniform.$c.bounds]="uniform: listed values outside their bounds, topk_agg(${c#k}...) over bench_pu"
+	done
+	PEER_LABEL[peer.topn.uniform.k10.estimate]="uniform: mean listed estimate / truth, $cz10 over bench_pu"
+	PEER_LABEL[peer.topn.uniform.k100.estimate]="uniform: mean listed estimate / truth, $cz100 over bench_pu"
+	PEER_LABEL[peer.topn.uniform.k10.bounds]="uniform: listed values outside their bounds, $cz10 over bench_pu"
+	PEER_LABEL[peer.topn.uniform.k100.bounds]="uniform: listed values outside their bounds, $cz100 over bench_pu"
+	# Zipf: the bounds of every sketch
+	local tot=0 notes=""
+	for s in z10 z10_w2 z100 z100_w2 z100_rollup; do
+		if [ "$(pm "$s" 14)" = NA ]; then tot=NA; else [ "$tot" = NA ] || tot=$((tot + $(pm "$s" 14))); fi
+		notes="$notes${notes:+; }$s $(pm "$s" 14) of $(pm "$s" 18) (all $(pm "$s" 3) held: $(pm "$s" 15))"
+	done
+	PEER_V[peer.topn.zipf.bounds]=$tot PEER_R[peer.topn.zipf.bounds]=NA PEER_UNIT[peer.topn.zipf.bounds]=values
+	PEER_NOTE[peer.topn.zipf.bounds]="listed outside their bounds: $notes"
+	PEER_LABEL[peer.topn.zipf.bounds]="bench_pz: listed values outside their bounds, every sketch above (serial, 2 workers, rollup)"
+	bench_log "peer accuracy: done ($(bench_elapsed))"
+}
+
+# The peer cases need CREATE EXTENSION topn in the bench database (postgresql-topn built and
+# installed, README "The peer cases"); without it they are left out, with one line saying why.
+bench_peer_check() {
+	local out c q keep=()
+	if out=$(bench_psql -c "CREATE EXTENSION IF NOT EXISTS topn" 2>&1); then
+		PEER_SETTINGS="bench_pz and bench_pu $BENCH_PEER_ROWS rows each (bench_pu: $BENCH_PEER_DISTINCT values), $BENCH_PEER_DAYS days; ours topk_agg($PK10) and topk_agg($PK100), topn $(bench_psql -c "SELECT extversion FROM pg_extension WHERE extname = 'topn'") with $BENCH_PEER_COUNTERS_K10 and $BENCH_PEER_COUNTERS_K100 counters"
+		bench_log "peer: $PEER_SETTINGS"
+		return 0
+	fi
+	PEER_SKIPPED="the topn cases (peer.*) were skipped: CREATE EXTENSION topn failed in the bench database ($(grep -m 1 'ERROR' <<<"$out" | sed 's/^.*ERROR: *//')); test/bench/README.md says how to build and install postgresql-topn"
+	bench_log "$PEER_SKIPPED"
+	WANT_PEER=0 WANT_PEER_ACC=0
+	for c in "${SEL_CASES[@]}"; do case $c in peer.*) ;; *) keep+=("$c") ;; esac; done
+	SEL_CASES=("${keep[@]}")
+	keep=()
+	for q in "${PASS_Q[@]}"; do case $q in *.peer.*) ;; *) keep+=("$q") ;; esac; done
+	PASS_Q=("${keep[@]}")
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -678,11 +1015,19 @@ bench_per_group() { # QUERY NOTE
 	}'
 }
 
+# the HashAggregate's "Memory Usage" in kB, from a note of bench_note ("NA" if none)
+bench_mem_kb() {
+	awk -v note="$1" 'BEGIN { if (match(note, /Memory Usage: [0-9]+kB/)) print substr(note, RSTART + 14, RLENGTH - 16); else print "NA" }'
+}
+
 bench_report() {
-	local c q ref kind target ms rms ratio result note label rlabel
+	local c q ref kind target ms rms ratio result note label rlabel unit
 	{
 		echo "# bloomsketch benchmark $BENCH_STAMP: $BENCH_HOST"
 		echo "# $BENCH_SETTINGS"
+		[ -n "${PEER_SETTINGS:-}" ] && echo "# peer: $PEER_SETTINGS"
+		[ -n "${PEER_SKIPPED:-}" ] && echo "# $PEER_SKIPPED"
+		[ -n "${PEER_INFO:-}" ] && echo "# peer data: $PEER_INFO"
 		[ -n "${DATA_INFO:-}" ] && echo "# data: $DATA_INFO"
 		[ -n "${DISTINCT_INFO:-}" ] && echo "# all-distinct data: $DISTINCT_INFO"
 		[ -n "${MERGE_INFO:-}" ] && echo "# topk sketches: $MERGE_INFO"
@@ -690,6 +1035,13 @@ bench_report() {
 		printf 'case\tmedian\treference\treference_median\tunit\tratio\ttarget\tresult\tnotes\tlabel\treference_label\n'
 		for c in "${SEL_CASES[@]}"; do
 			q=${C_Q[$c]} ref=${C_REF[$c]} kind=${C_KIND[$c]} target=${C_TARGET[$c]}
+			if [ "$q" = acc ]; then # the peer accuracy (bench_peer_accuracy)
+				rms=${PEER_R[$c]:-NA}
+				[ "$ref" = - ] && rms=NA
+				bench_row "$c" "${PEER_V[$c]:-NA}" "$ref" "$rms" "${PEER_UNIT[$c]:-}" "$kind" "$target" \
+					"${PEER_NOTE[$c]:-not computed}" "${PEER_LABEL[$c]:-}" "${PEER_RLABEL[$c]:-}"
+				continue
+			fi
 			ms=$(bench_median "$q")
 			rms=NA
 			[ "$ref" = - ] || rms=$(bench_median "$ref")
@@ -702,6 +1054,24 @@ bench_report() {
 			semi.*) note="${FILTER_INFO:-}" ;;
 			agg.distinct.*) note="${DISTINCT_INFO:-}" ;;
 			merge.*) note="${MERGE_INFO:-}${note:+; $note}" ;;
+			peer.*.memory)
+				# the HashAggregate's peak memory, not the time
+				local rnote
+				rnote=$(bench_note "$ref")
+				ms=$(bench_mem_kb "$note") rms=$(bench_mem_kb "$rnote") unit=kB
+				note="memory per group: $(bench_per_group "$q" "$note") | topn: $(bench_per_group "$ref" "$rnote")"
+				bench_row "$c" "$ms" "$ref" "$rms" kB "$kind" "$target" "$note" "$label" "$rlabel"
+				continue
+				;;
+			peer.*)
+				local rnote
+				rnote=$(bench_note "$ref")
+				case $c in
+				*.workers2) case "$note | $rnote" in *"launched 2"*"launched 2"*) ;; *) rnote="$rnote (NOT 2 workers)" ;; esac ;;
+				*.groups1k.*) note="memory per group: $(bench_per_group "$q" "$note")" rnote="$(bench_per_group "$ref" "$rnote")" ;;
+				esac
+				[ -n "$rnote" ] && note="$note | topn: $rnote"
+				;;
 			upd.per_row) [ "$ms" != NA ] && note=$(awk -v n="$BENCH_UPDATES" -v m="$ms" 'BEGIN { printf "%.0f rows/s (pgbench, 1 client, 1 transaction per row)", n / (m / 1000) }') ;;
 			upd.batch) [ "$ms" != NA ] && note=$(awk -v n="$BENCH_UPDATES" -v m="$ms" 'BEGIN { printf "%.0f rows/s", n / (m / 1000) }')"; ${UPD_INFO:-}" ;;
 			esac
@@ -737,7 +1107,8 @@ bench_report() {
 bench_row() {
 	local c=$1 v=$2 ref=$3 rv=$4 unit=$5 kind=$6 target=$7 note=$8 label=$9 rlabel=${10}
 	local ratio=NA result=- tshow=-
-	if [ "$v" != NA ] && [ "$rv" != NA ] && [ -n "$v" ] && [ -n "$rv" ] && [ "$ref" != - ]; then
+	[ "$kind" = max ] && ratio=- # an absolute target: no ratio
+	if [ "$v" != NA ] && [ "$rv" != NA ] && [ -n "$v" ] && [ -n "$rv" ] && [ "$ref" != - ] && [ "$kind" != max ]; then
 		if [ "$kind" = ge ]; then
 			ratio=$(awk -v a="$v" -v b="$rv" 'BEGIN { if (a > 0) printf "%.2f", b / a; else print "NA" }')
 		else
@@ -746,11 +1117,20 @@ bench_row() {
 	fi
 	if [ -n "$target" ]; then
 		case $kind in
-		le) tshow="<= $target" ;;
-		ge) tshow=">= $target" ;;
+		le | max) tshow="<= $target" ;;
+		ge | hi) tshow=">= $target" ;;
 		esac
 	fi
-	if [ -n "$target" ]; then
+	if [ -n "$target" ] && { [ "$kind" = max ] || [ "$kind" = hi ]; }; then
+		# max: the value itself <= target; hi: value >= target x reference (not the rounded ratio)
+		if [ "$v" = NA ] || [ -z "$v" ] || { [ "$kind" = hi ] && { [ "$rv" = NA ] || [ -z "$rv" ]; }; }; then
+			result=ERROR
+		elif awk -v v="$v" -v r="$rv" -v t="$target" -v k="$kind" 'BEGIN { exit !((k == "max" && v <= t) || (k == "hi" && v >= t * r)) }'; then
+			result=met
+		else
+			result=MISSED
+		fi
+	elif [ -n "$target" ]; then
 		if [ "$ratio" = NA ]; then
 			result=ERROR
 		elif awk -v r="$ratio" -v t="$target" -v k="$kind" 'BEGIN { exit !((k == "le" && r <= t) || (k == "ge" && r >= t)) }'; then
@@ -810,7 +1190,7 @@ bench_log "$BENCH_SETTINGS"
 BS_EXTRA_PACKAGES="${BS_EXTRA_PACKAGES:+$BS_EXTRA_PACKAGES }postgresql-$BS_PG_VERSION-hll libbloom-dev"
 bs_install_deps || bs_die "cannot install the Debian packages"
 
-if [ "$WANT_TABLE" -eq 1 ] || [ "$WANT_UPDATE" -eq 1 ]; then
+if [ "$WANT_TABLE" -eq 1 ] || [ "$WANT_UPDATE" -eq 1 ] || [ "$WANT_PEER" -eq 1 ]; then
 	if [ "$BENCH_SKIP_INSTALL" = 1 ]; then
 		bench_log "BENCH_SKIP_INSTALL=1: using the installed extension as it is"
 	else
@@ -834,14 +1214,17 @@ effective_cache_size = '8GB'
 log_min_messages = warning"
 	bs_cluster_start || bs_die "cannot start the server"
 	bench_psql -c "SELECT 1" >/dev/null
-	if [ "$WANT_TABLE" -eq 1 ]; then
+	[ "$WANT_PEER" -eq 1 ] && bench_peer_check
+	if [ "$WANT_TABLE" -eq 1 ] || [ "$WANT_PEER" -eq 1 ]; then
 		[ "$WANT_T" -eq 1 ] && bench_setup_table
 		[ "$WANT_D" -eq 1 ] && bench_setup_distinct
 		[ "$WANT_SEMI" -eq 1 ] && bench_setup_filters
 		[ "$WANT_MERGE" -eq 1 ] && bench_setup_topk
 		[ "$WANT_STORED" -eq 1 ] && bench_setup_stored
+		[ "$WANT_PEER" -eq 1 ] && bench_setup_peer
 		bench_describe_data
 		bench_warm_cache
+		[ "${#PASS_Q[@]}" -gt 0 ] || BENCH_WARMUP=0 BENCH_RUNS=0 # (the peer cases were skipped)
 		for ((r = 1 - BENCH_WARMUP; r <= BENCH_RUNS; r++)); do
 			order=fwd
 			[ $((r % 2)) -eq 0 ] && order=rev
@@ -857,6 +1240,7 @@ log_min_messages = warning"
 		bad=$(awk -F '\t' '$7 != "" { print $2 ": " $7 }' "$BENCH_RAW" | sort -u)
 		[ -z "$bad" ] || bench_log "errors (the cases show ERROR):
 $bad"
+		[ "$WANT_PEER_ACC" -eq 1 ] && bench_peer_accuracy
 	fi
 	[ "$WANT_UPDATE" -eq 1 ] && bench_update_case
 	bs_cluster_stop
@@ -870,7 +1254,12 @@ bench_print
 echo
 echo "ratio: case / reference (lower is better; target <= x), except for speed-ups (par.*: serial / parallel,"
 echo "       micro.*: libbloom / core, micro.*.blocked.*: classic / blocked; higher is better; target >= x)."
+if [ "$WANT_PEER" -eq 1 ]; then
+	echo "       peer.*: times topn / ours (>= x), sizes and memory ours / topn (<= x), recall ours / topn (>= x);"
+	echo "       ratio '-': an absolute target on our value (the MAE's: topn's + 0.01% of the top 10's mean count)."
+fi
 echo "       Noisy machine?  Compare the load below."
+[ -n "${PEER_SKIPPED:-}" ] && echo "$PEER_SKIPPED"
 echo "load at the end: $(cut -d ' ' -f 1-3 /proc/loadavg)"
 echo "results: $BENCH_RESULTS"
 echo "raw measurements: $BENCH_RAW"

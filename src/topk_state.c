@@ -60,18 +60,24 @@ eo_get_flat_size(ExpandedObjectHeader *eohptr)
 	return VARHDRSZ + bs_topk_state_size(&eo->st);
 }
 
+/*
+ * Written straight into result: PostgreSQL may flatten in a memory context
+ * that cannot free (PostgreSQL 17's tuplesort copies tuples into a bump
+ * context), so nothing here is allocated in the current context; the sorting
+ * buffer comes from the object's own.
+ */
 static void
 eo_flatten_into(ExpandedObjectHeader *eohptr, void *result, Size allocated_size)
 {
 	bs_topk_eo *eo = (bs_topk_eo *) eohptr;
-	size_t		len;
-	uint8_t    *flat = bs_topk_state_write(&eo->st, false, &bs_palloc_allocator, &len);
+	size_t		len = bs_topk_state_size(&eo->st);
+	const bs_allocator scratch = {eo_alloc, eo->hdr.eoh_context, eo_release};
 
 	if (allocated_size != VARHDRSZ + len)
 		elog(ERROR, "topk state flattened into %zu bytes, needs %zu",
 			 allocated_size, VARHDRSZ + len);
-	memcpy(result, BS_VARLENA_OF(flat), VARHDRSZ + len);
-	pfree(BS_VARLENA_OF(flat));
+	SET_VARSIZE(result, allocated_size);
+	bs_topk_state_write_into(&eo->st, &scratch, BS_DATA(result));
 }
 
 /* Our expanded state behind datum d, read-write or read-only, or NULL. */

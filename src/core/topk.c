@@ -677,13 +677,17 @@ bs_topk_state_size(const bs_topk_state *st)
 	return (size_t) value_size(&st->params, st->n, st->keys_used);
 }
 
-uint8_t *
-bs_topk_state_write(const bs_topk_state *st, bool canonical, const bs_allocator *a,
-					size_t *outlen)
+/*
+ * The state as a format-2 value, into out when given (of exactly
+ * bs_topk_state_size(st) bytes; not canonical), else into a new buffer from
+ * a.  The sorting buffer comes from scratch, which takes it back.
+ */
+static uint8_t *
+write_value(const bs_topk_state *st, bool canonical, const bs_allocator *scratch,
+			const bs_allocator *a, uint8_t *out, size_t *outlen)
 {
 	bs_topk_entry *v;
 	uint8_t    *raw,
-			   *out,
 			   *rec,
 			   *keys;
 	uint32_t	i,
@@ -693,7 +697,7 @@ bs_topk_state_write(const bs_topk_state *st, bool canonical, const bs_allocator 
 				cbytes = counters_bytes(st->params.width, st->params.depth);
 	bs_header	h;
 
-	v = alloc_aligned(a, (size_t) st->n * sizeof(bs_topk_entry) + 1, &raw);
+	v = alloc_aligned(scratch, (size_t) st->n * sizeof(bs_topk_entry) + 1, &raw);
 	memcpy(v, st->items, (size_t) st->n * sizeof(bs_topk_entry));
 	if (canonical && m > st->params.capacity)
 	{
@@ -708,7 +712,8 @@ bs_topk_state_write(const bs_topk_state *st, bool canonical, const bs_allocator 
 		key_bytes += v[i].key_len;
 
 	*outlen = (size_t) value_size(&st->params, m, key_bytes);
-	out = a->alloc(a->ctx, *outlen);
+	if (out == NULL)
+		out = a->alloc(a->ctx, *outlen);
 	bs_header_init(&h, BS_KIND_TOPK, st->cms.family, st->cms.seed);
 	h.version = BS_TOPK_FORMAT;
 	h.p1 = st->params.width;
@@ -730,8 +735,23 @@ bs_topk_state_write(const bs_topk_state *st, bool canonical, const bs_allocator 
 		bs_store64(rec + 8, v[i].upper);
 		bs_store32(rec + 16, (uint32_t) key_bytes);
 	}
-	release(a, raw);
+	release(scratch, raw);
 	return out;
+}
+
+uint8_t *
+bs_topk_state_write(const bs_topk_state *st, bool canonical, const bs_allocator *a,
+					size_t *outlen)
+{
+	return write_value(st, canonical, a, a, NULL, outlen);
+}
+
+void
+bs_topk_state_write_into(const bs_topk_state *st, const bs_allocator *scratch, uint8_t *out)
+{
+	size_t		len;
+
+	write_value(st, false, scratch, NULL, out, &len);
 }
 
 /* ---- reading either format ---- */

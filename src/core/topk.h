@@ -137,6 +137,16 @@ size_t		bs_topk_state_size(const bs_topk_state *st);
 uint8_t    *bs_topk_state_write(const bs_topk_state *st, bool canonical,
 								const bs_allocator *a, size_t *outlen);
 
+/*
+ * Every value held, as bs_topk_state_write(st, false, ...) writes it, into
+ * out, of bs_topk_state_size(st) bytes; only a sorting buffer comes from
+ * scratch (and goes back to it).  For a caller that owns the output buffer
+ * but not the current allocator (PostgreSQL flattens into a tuple built in
+ * a memory context that cannot free).
+ */
+void		bs_topk_state_write_into(const bs_topk_state *st, const bs_allocator *scratch,
+									 uint8_t *out);
+
 /* ---- reading a value of either format ---- */
 
 /* One listed value: its key bytes (inside the value read) and its counts. */

@@ -325,6 +325,19 @@ test_skewed(void)
 			break;
 	CHECK(i == n, "ranked by lower count, then upper bound");
 
+	{
+		uint8_t    *into = malloc(all.len);
+		long		blocks = live_blocks;
+
+		/* a caller's buffer of garbage: every byte must be written */
+		memset(into, 0xA5, all.len);
+		bs_topk_state_write_into(&st, &heap, into);
+		CHECK(bs_topk_state_size(&st) == all.len && memcmp(into, all.buf, all.len) == 0 &&
+			  live_blocks == blocks,
+			  "write_into fills a buffer of bs_topk_state_size bytes as write does, and gives its sorting buffer back");
+		free(into);
+	}
+
 	bs_topk_state_load(&back, all.buf, all.len, &heap);
 	again = write_state(&back, false);
 	CHECK(same(all, again), "load then write gives the same bytes");

@@ -22,7 +22,7 @@ PG_CPPFLAGS += -Werror
 endif
 
 # set before the PGXS include, which reads it into its clean rule
-EXTRA_CLEAN = $(patsubst %.c,%,$(wildcard test/unit/*_test.c)) test/bench/micro
+EXTRA_CLEAN = $(patsubst %.c,%,$(wildcard test/unit/*_test.c)) test/unit/obj test/bench/micro
 
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
@@ -46,9 +46,16 @@ UNIT_CFLAGS += -Werror
 endif
 UNIT_TESTS = $(patsubst %.c,%,$(wildcard test/unit/*_test.c))
 
-# -pthread: reentrant_test calls the core from two threads at once
-test/unit/%_test: test/unit/%_test.c test/unit/unit.h $(CORE_SRCS) $(wildcard src/core/*.h)
-	$(UNIT_CC) $(UNIT_CFLAGS) -pthread -o $@ $< $(CORE_SRCS) -lm
+# The core is compiled once and linked into every test (-pthread: reentrant_test calls it from
+# two threads at once).
+UNIT_CORE_OBJS = $(patsubst src/core/%.c,test/unit/obj/%.o,$(CORE_SRCS))
+
+test/unit/obj/%.o: src/core/%.c $(wildcard src/core/*.h)
+	@mkdir -p $(@D)
+	$(UNIT_CC) $(UNIT_CFLAGS) -pthread -c -o $@ $<
+
+test/unit/%_test: test/unit/%_test.c test/unit/unit.h $(UNIT_CORE_OBJS)
+	$(UNIT_CC) $(UNIT_CFLAGS) -pthread -o $@ $< $(UNIT_CORE_OBJS) -lm
 
 # The install and upgrade scripts are generated from sql/src (sql/src/generate.py) and
 # committed, so building needs no generator; after editing sql/src, run `make sql-scripts`.
@@ -123,9 +130,15 @@ UNIT_SAN_CFLAGS += -Werror
 endif
 UNIT_SAN_TESTS = $(patsubst test/unit/%,test/fuzz/bin/unit/%,$(UNIT_TESTS))
 
-test/fuzz/bin/unit/%_test: test/unit/%_test.c test/unit/unit.h $(CORE_SRCS) $(wildcard src/core/*.h)
+UNIT_SAN_CORE_OBJS = $(patsubst src/core/%.c,test/fuzz/bin/unit/obj/%.o,$(CORE_SRCS))
+
+test/fuzz/bin/unit/obj/%.o: src/core/%.c $(wildcard src/core/*.h)
 	@mkdir -p $(@D)
-	$(UNIT_SAN_CC) $(UNIT_SAN_CFLAGS) -pthread -o $@ $< $(CORE_SRCS) -lm
+	$(UNIT_SAN_CC) $(UNIT_SAN_CFLAGS) -pthread -c -o $@ $<
+
+test/fuzz/bin/unit/%_test: test/unit/%_test.c test/unit/unit.h $(UNIT_SAN_CORE_OBJS)
+	@mkdir -p $(@D)
+	$(UNIT_SAN_CC) $(UNIT_SAN_CFLAGS) -pthread -o $@ $< $(UNIT_SAN_CORE_OBJS) -lm
 
 unittest-sanitize: $(UNIT_SAN_TESTS)
 	@bash test/fuzz/unit_sanitize.sh $(UNIT_SAN_TESTS)

@@ -31,7 +31,8 @@
 # Settings: BS_BUDGET (seconds for the whole run, 1680: under 30 minutes with the roots made
 # from scratch on 2 cores), BS_CHECK_STAGES (the stages to run, space-separated, in table order;
 # default all: `BS_CHECK_STAGES="deps build install cluster regress stop"` for a quick run),
-# BS_PG_STAGE_MAX (at most this many seconds for each of pg17 and pg18, 900), plus those of
+# BS_PG_STAGE_MAX (at most this many seconds for each of pg17 and pg18, 900), BS_LANES (2: the
+# root stages run alongside the others, as below; 1: every stage in order), plus those of
 # test/lib.sh (BS_PG_VERSION: the version of the stages run here, 15) and of test/pg_root.sh.
 
 set -uo pipefail # no -e: a failing stage is recorded, the others still run when they can
@@ -121,7 +122,8 @@ stage_install() {
 }
 
 stage_unit() {
-	bs_run "$BS_STAGE_LOG" "$(bs_time_left)" make -C "$BS_ROOT" unittest WERROR=1 PG_CONFIG="$BS_PG_CONFIG"
+	bs_run "$BS_STAGE_LOG" "$(bs_time_left)" make -C "$BS_ROOT" -j"${BS_MAKE_JOBS:-$(nproc)}" \
+		unittest WERROR=1 PG_CONFIG="$BS_PG_CONFIG"
 }
 
 # BS_STAGE_PASSED / BS_STAGE_FAILED from the last "PREFIX: N passed, N failed" line of the stage log
@@ -403,19 +405,100 @@ bs_versions_report() {
 	done
 }
 
-main() {
+# The root stages (root17, pg17, root18, pg18) run alongside the others, in a background lane
+# started once deps is done: they are one server's tests in a root of their own, which share
+# nothing with the machine's server but its 2 cores, and the run takes about the longer lane
+# instead of the sum (BS_LANES=1 runs every stage in order).  The lane's output goes to
+# $BS_WORK/lane.out and is shown after the other stages; its rows, counts and statuses come back
+# through $BS_WORK/lane.state.
+BS_LANE_PID=
+BS_LANE_ROWS=()
+
+bs_is_lane_stage() {
+	case $1 in root[0-9]* | pg[0-9]*) return 0 ;; esac
+	return 1
+}
+
+# The lane itself (in the background: its counts go back through lane.state).
+bs_lane_run() {
 	local row
+	BS__TRAP_SET= # its own traps: a TERM from bs_lane_stop stops the stage it runs
+	bs_install_trap
+	BS_REPORT=()
+	BS_PASSED=0
+	BS_FAILED=0
+	for row in "${BS_LANE_ROWS[@]}"; do
+		# shellcheck disable=SC2086  # split the row into its columns
+		bs_run_stage $row
+	done
+	{
+		for row in "${BS_LANE_ROWS[@]}"; do
+			printf 'BS_STATUS[%s]=%q\n' "${row%% *}" "${BS_STATUS[${row%% *}]:-skipped}"
+		done
+		for row in "${BS_REPORT[@]}"; do printf 'BS_REPORT+=(%q)\n' "$row"; done
+		echo "BS_PASSED=\$((BS_PASSED + $BS_PASSED)) BS_FAILED=\$((BS_FAILED + $BS_FAILED))"
+	} >"$BS_WORK/lane.state"
+}
+
+bs_lane_start() {
+	[ "${#BS_LANE_ROWS[@]}" -gt 0 ] || return 0
+	echo
+	echo "=== ${BS_LANE_ROWS[*]%% *}: run alongside (output in $BS_WORK/lane.out, shown at the end)"
+	rm -f "$BS_WORK/lane.state"
+	bs_lane_run >"$BS_WORK/lane.out" 2>&1 </dev/null &
+	BS_LANE_PID=$!
+}
+
+# Wait for the lane, show its output and take its results (a lane that left none counts as one
+# failure).
+bs_lane_join() {
+	local row
+	[ -n "$BS_LANE_PID" ] || return 0
+	wait "$BS_LANE_PID"
+	BS_LANE_PID=
+	cat "$BS_WORK/lane.out"
+	if [ -s "$BS_WORK/lane.state" ]; then
+		# shellcheck disable=SC1091  # written by bs_lane_start
+		. "$BS_WORK/lane.state"
+	else
+		echo "[bloomsketch] the stages run alongside left no results; counted as one failure" >&2
+		for row in "${BS_LANE_ROWS[@]}"; do BS_STATUS[${row%% *}]=skipped; done
+		BS_FAILED=$((BS_FAILED + 1))
+	fi
+}
+
+# On any exit (lib.sh's trap evals BS_AT_EXIT): stop the lane and what it runs.
+bs_lane_stop() {
+	[ -n "$BS_LANE_PID" ] || return 0
+	kill -TERM "$BS_LANE_PID" 2>/dev/null
+	wait "$BS_LANE_PID" 2>/dev/null
+	BS_LANE_PID=
+}
+
+main() {
+	local row rows=()
 	bs_select_stages
 	bs_install_trap # Ctrl-C or an error stops whatever runs, and the server if it is up
+	BS_AT_EXIT=bs_lane_stop
 	echo "bloomsketch check: $(date -u '+%Y-%m-%d %H:%M:%S UTC') as $(id -un), repo $BS_ROOT," \
 		"PostgreSQL $BS_PG_VERSION, budget ${BS_BUDGET}s"
 	echo "stage logs in $BS_WORK"
 	for row in "${BS_STAGES[@]}"; do
+		if [ "${BS_LANES:-2}" -ge 2 ] && bs_is_lane_stage "${row%% *}"; then
+			BS_LANE_ROWS+=("$row")
+		else
+			rows+=("$row")
+		fi
+	done
+	[ "${rows[0]%% *}" = deps ] || bs_lane_start
+	for row in "${rows[@]}"; do
 		# shellcheck disable=SC2086  # split the row into its columns
 		bs_run_stage $row
+		if [ "${row%% *}" = deps ]; then bs_lane_start; fi
 	done
 	# in case a stage was skipped while the server was up
 	if [ -n "$BS_CLUSTER_DIR" ]; then bs_cluster_stop; fi
+	bs_lane_join
 
 	{
 		echo

@@ -91,7 +91,7 @@ for my $round (1 .. 3)
 	{
 		ok(kill('KILL', $victim), "$label: sent SIGKILL to backend $victim");
 		$_->finish for @writers;    # they all lose their connection
-		ok($node->poll_query_until('postgres', 'SELECT NOT pg_is_in_recovery()'),
+		ok(bs_poll_until($node, 'postgres', 'SELECT NOT pg_is_in_recovery()'),
 			"$label: the server recovered by itself");
 		ok($node->log_contains(qr/terminated by signal 9: Killed/), "$label: the server log shows the crash");
 	}

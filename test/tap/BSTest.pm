@@ -3,6 +3,7 @@
 #
 # bs_node(NAME, %opts)     a started PostgreSQL::Test::Cluster node with bloomsketch created
 # bs_psql_err(NODE, DB, SQL)   run SQL expected to fail: (ret, stdout, stderr, sqlstate)
+# bs_poll_until(NODE, DB, SQL [, EXPECTED, SECONDS])   poll_query_until that survives a restart
 # BSTest::Writer           a psql session (IPC::Run) that runs sketch-updating transactions
 #                          fed one at a time, used by 002_concurrent_writers and 003_crash_recovery
 #
@@ -17,10 +18,11 @@ use Exporter 'import';
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use IPC::Run;
 use Time::HiRes qw(time);
 
-our @EXPORT = qw(bs_node bs_psql_err bs_elapsed bs_writer_schema bs_check_sketches
-  bs_writer_verify);
+our @EXPORT = qw(bs_node bs_psql_err bs_poll_until bs_elapsed bs_writer_schema
+  bs_check_sketches bs_writer_verify);
 
 # A node with settings that suit the tests: C messages (so messages can be matched),
 # room for large sketches and WAL, and the extension created (unless no_extension).
@@ -63,6 +65,28 @@ sub bs_psql_err
 		%params);
 	my ($state) = $err =~ /ERROR:\s+([0-9A-Z]{5}):/;
 	return ($ret, $out, $err, $state // '');
+}
+
+# Run SQL every 0.1 s until it prints EXPECTED ('t'), for at most SECONDS (180); true when it
+# did.  PostgreSQL's poll_query_until writes the query to psql's stdin, and a psql that the
+# postmaster's crash restart turns away exits before reading it: IPC::Run then dies with
+# "ack Broken pipe" and takes the test with it.  Here the query is an argument (-c), stdin is
+# /dev/null, and an attempt that dies anyway counts as "not yet".
+sub bs_poll_until
+{
+	my ($node, $db, $sql, $expected, $seconds) = @_;
+	$expected //= 't';
+	my $limit = time + ($seconds || 180);
+	my $cmd = [ 'psql', '-XAt', '-d', $node->connstr($db), '-c', $sql ];
+	while (time < $limit)
+	{
+		my ($out, $err) = ('', '');
+		my $ok = eval { IPC::Run::run($cmd, '<', '/dev/null', '>', \$out, '2>', \$err); 1 };
+		chomp $out;
+		return 1 if $ok && $out eq $expected && $err eq '';
+		Time::HiRes::sleep(0.1);
+	}
+	return 0;
 }
 
 sub bs_elapsed

@@ -28,12 +28,15 @@
 # started in a root runs in mount and PID namespaces of its own, which the kernel tears down
 # (servers and mounts) when the stage ends or is stopped in any way.
 #
+# Usage: bash test/check.sh [NAME...]   NAME a stage of the table below or a profile (quick:
+# build, unit, regress and docs); each comes with the stages it needs, so `bash test/check.sh
+# regress` builds, installs and starts the server first.  No NAME: every stage.
+#
 # Settings: BS_BUDGET (seconds for the whole run, 1680: under 30 minutes with the roots made
-# from scratch on 2 cores), BS_CHECK_STAGES (the stages to run, space-separated, in table order;
-# default all: `BS_CHECK_STAGES="deps build install cluster regress stop"` for a quick run),
-# BS_PG_STAGE_MAX (at most this many seconds for each of pg17 and pg18, 900), BS_LANES (2: the
-# root stages run alongside the others, as below; 1: every stage in order), plus those of
-# test/lib.sh (BS_PG_VERSION: the version of the stages run here, 15) and of test/pg_root.sh.
+# from scratch on 2 cores), BS_CHECK_STAGES (more names, as the arguments), BS_PG_STAGE_MAX (at
+# most this many seconds for each of pg17 and pg18, 900), BS_LANES (2: the root stages run
+# alongside the others, as below; 1: every stage in order), plus those of test/lib.sh
+# (BS_PG_VERSION: the version of the stages run here, 15) and of test/pg_root.sh.
 
 set -uo pipefail # no -e: a failing stage is recorded, the others still run when they can
 
@@ -379,16 +382,42 @@ bs_run_stage() {
 	echo "=== $name: $status (${ms} ms)"
 }
 
-# BS_CHECK_STAGES: keep only the rows of the stages named there.
+# Profiles: names that stand for several stages.  quick: what a change to the C code or the SQL
+# needs first (under 5 minutes on 2 cores); the prerequisites come with it.
+declare -A BS_PROFILES=(
+	[quick]="build unit regress docs"
+)
+
+# The stages to run, from the arguments (or BS_CHECK_STAGES): stage and profile names, each
+# with the stages it needs (the `needs` column, transitively) and, for a server stage, stop; in
+# table order.  No names: every stage.
 bs_select_stages() {
-	local row name kept=() known=" "
-	[ -n "$BS_CHECK_STAGES" ] || return 0
+	local row name kept=() known=" " want=" " added=1 needs need
+	set -- "$@" $BS_CHECK_STAGES
+	[ "$#" -gt 0 ] || return 0
 	for row in "${BS_STAGES[@]}"; do known+="${row%% *} "; done
-	for name in $BS_CHECK_STAGES; do
-		case $known in *" $name "*) ;; *) bs_die "BS_CHECK_STAGES: no stage '$name' (stages:$known)" ;; esac
+	for name in "$@"; do
+		if [ -n "${BS_PROFILES[$name]:-}" ]; then
+			want+="${BS_PROFILES[$name]} "
+			continue
+		fi
+		case $known in *" $name "*) ;; *) bs_die "no stage or profile '$name' (stages:${known% }; profiles: ${!BS_PROFILES[*]})" ;; esac
+		want+="$name "
+	done
+	while [ "$added" = 1 ]; do
+		added=0
+		for row in "${BS_STAGES[@]}"; do
+			read -r name _ needs _ <<<"$row"
+			case $want in *" $name "*) ;; *) continue ;; esac
+			[ "$name" = cluster ] && needs+=",stop"
+			[ "$needs" = - ] && continue
+			for need in ${needs//,/ }; do
+				case $want in *" $need "*) ;; *) want+="$need " added=1 ;; esac
+			done
+		done
 	done
 	for row in "${BS_STAGES[@]}"; do
-		case " $BS_CHECK_STAGES " in *" ${row%% *} "*) kept+=("$row") ;; esac
+		case $want in *" ${row%% *} "*) kept+=("$row") ;; esac
 	done
 	BS_STAGES=("${kept[@]}")
 }
@@ -477,7 +506,7 @@ bs_lane_stop() {
 
 main() {
 	local row rows=()
-	bs_select_stages
+	bs_select_stages "$@"
 	bs_install_trap # Ctrl-C or an error stops whatever runs, and the server if it is up
 	BS_AT_EXIT=bs_lane_stop
 	echo "bloomsketch check: $(date -u '+%Y-%m-%d %H:%M:%S UTC') as $(id -un), repo $BS_ROOT," \

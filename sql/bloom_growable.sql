@@ -105,6 +105,13 @@ SELECT bloom_add_all(f, ARRAY['x']) FROM grow WHERE layout = 'classic';
 \echo SQLSTATE :SQLSTATE
 SELECT bloom_add_all(bloom_empty(100), ARRAY[true]);
 \echo SQLSTATE :SQLSTATE
+-- no element to add: the filter unchanged, as bloom_add(f, NULL) keeps it,
+-- whatever the array's element type
+SELECT bloom_add_all(f, ARRAY[NULL]::text[]) = f AS null_text_kept,
+       bloom_add_all(f, ARRAY[]::text[]) = f AS empty_text_kept,
+       bloom_add_all(f, ARRAY[NULL, NULL]::boolean[]) = f AS null_boolean_kept,
+       bloom_add(f, NULL::text) = f AS bloom_add_null_kept
+FROM grow WHERE layout = 'classic';
 
 -- ---------------------------------------------------------------------------
 -- Growth 1 and 4; the stage limit
@@ -130,6 +137,15 @@ SELECT bloom_add_all(bloom_empty(1, 1e-6, growth => 1, layout => 'blocked'), ARR
 SELECT bloom_add(set_byte(set_byte(set_byte(bloom_empty(6000000, 0.01, growth => 64)::bytea,
                  64, 128), 65, 141), 66, 91)::bloom, 1) IS NULL;
 \echo SQLSTATE :SQLSTATE
+-- a filter too large from the start: the error names the capacity and rate
+-- asked for, then those of stage 0 (half the rate), which needs the bits
+SELECT bloom_empty(420000000, 0.01, growth => 2);
+\echo SQLSTATE :SQLSTATE
+SELECT bloom_empty(420000000, 0.01, growth => 2, layout => 'blocked');
+\echo SQLSTATE :SQLSTATE
+-- what the rule bounds is the expected rate, and the catalog says so
+SELECT obj_description('bloom_empty(bigint, double precision, integer, text)'::regprocedure, 'pg_proc')
+         ~ 'expected false-positive rate stays below fpr' AS comment_says_expected_rate;
 
 -- ---------------------------------------------------------------------------
 -- Union: stage by stage.  Each stage's bits are the OR of both; its key

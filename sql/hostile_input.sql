@@ -641,3 +641,37 @@ FROM (VALUES (7, 0), (7, -1), (7, -2451545), (7, 2145031948), (7, -2147483648), 
 ORDER BY family, key;
 SELECT * FROM topk_items((SELECT set_byte(topk_agg(x, 1)::bytea, 7, 7)::topk FROM (VALUES (4294967296)) s(x)));
 \echo SQLSTATE :SQLSTATE
+
+-- ---------------------------------------------------------------------------
+-- A growable filter whose stages do not follow its growth rule
+-- ---------------------------------------------------------------------------
+-- 73 bytes: capacity 0x389fd980 (950,000,000) at 0.5, one stage of 8 bits
+-- that claims to hold its whole capacity.  The next key would open a stage
+-- for 1.9 billion keys (514 MB) from these few bytes, so the cast refuses it:
+-- every stage must have at least the bits its capacity and rate need.
+SELECT (bloom_info(bloom_add('\x42534b5401010101000000000000000080d99f380000000001000000020000000100000000000000000000000000e03f0800000000000000010000000000000080d99f380000000000'::bytea::bloom, 1))).bytes;
+\echo SQLSTATE :SQLSTATE
+-- the same filter with the stage its rule gives is accepted
+SELECT (bloom_info(bloom_empty(1000, 0.5, growth => 2)::bytea::bloom)).stages AS made_by_the_rule;
+
+-- ---------------------------------------------------------------------------
+-- A counting filter whose counters disagree with its probes
+-- ---------------------------------------------------------------------------
+-- In cbloom_add(cbloom_empty(3, 0.1), 42) two of 42's three probes land on
+-- counter 0, which holds 2.  Setting the first payload byte to 1 makes it 1
+-- (and counter 1 0): too few for two probes, so 42 is absent and its count
+-- is 0.  A counter shared by several of a value's probes must hold that many
+-- for the value to be present, so @> and cbloom_count agree on every value
+-- (before 1.5 this said present, with a count of 0).
+SELECT f @> 42 AS contains_42, cbloom_count(f, 42) AS count_42,
+       (SELECT count(*) FROM generate_series(-2000, 2000) x
+        WHERE (f @> x) <> (cbloom_count(f, x) >= 1)) AS disagreements
+FROM (SELECT overlay(cbloom_add(cbloom_empty(3, 0.1), 42)::bytea PLACING '\x01'::bytea FROM 49)::cbloom f) s;
+-- 8-bit counters of 0, 1 and 2 in a filter of 2 hashes: many values have
+-- both probes on one counter of 1
+SELECT (SELECT count(*) FROM generate_series(-2000, 2000) x
+        WHERE (f @> x) <> (cbloom_count(f, x) >= 1)) AS disagreements_random_counters,
+       (SELECT count(*) FROM generate_series(-2000, 2000) x WHERE f @> x) AS present
+FROM (SELECT (substr(cbloom_empty(9, 0.3, 8)::bytea, 1, 48)
+              || decode(string_agg(lpad(to_hex((i * 53 + 5) % 3), 2, '0'), '' ORDER BY i), 'hex'))::cbloom f
+      FROM generate_series(1, (octet_length(cbloom_empty(9, 0.3, 8)::bytea) - 48)) i) s;

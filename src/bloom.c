@@ -46,34 +46,6 @@ BS_SKETCH_IO_FUNCTIONS(bloom, KIND)
 BS_SKETCH_BYTEA_FUNCTION(bloom, KIND)
 BS_SKETCH_EQUALITY_FUNCTIONS(bloom, KIND)
 
-static int64
-arg_positive_int64(FunctionCallInfo fcinfo, int argno, const char *name)
-{
-	int64		v = PG_GETARG_INT64(argno);
-
-	if (v < 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s must be at least 1, got " INT64_FORMAT, name, v)));
-	return v;
-}
-
-uint32_t
-bs_layout_arg_parse(text *t)
-{
-	uint32_t	layout;
-
-	BS_TRY(bs_layout_parse(VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t), &layout, BS_ERR), 0);
-	return layout;
-}
-
-/* The layout argument argno if the function has one, else classic. */
-static uint32_t
-layout_arg_or_classic(FunctionCallInfo fcinfo, int argno)
-{
-	return PG_NARGS() > argno ? bs_layout_arg(fcinfo, argno) : BS_LAYOUT_CLASSIC;
-}
-
 static bytea *
 new_bloom(uint64_t m, uint32_t k, uint32_t layout, uint8_t family)
 {
@@ -91,9 +63,9 @@ new_bloom(uint64_t m, uint32_t k, uint32_t layout, uint8_t family)
 Datum
 bloom_empty(PG_FUNCTION_ARGS)
 {
-	double		n = (double) arg_positive_int64(fcinfo, 0, "capacity");
+	double		n = (double) bs_positive_int64_arg(fcinfo, 0, "capacity");
 	double		p = PG_GETARG_FLOAT8(1);
-	uint32_t	layout = layout_arg_or_classic(fcinfo, 2);
+	uint32_t	layout = bs_layout_arg_or_classic(fcinfo, 2);
 	uint64_t	m;
 	uint32_t	k;
 
@@ -105,7 +77,7 @@ bloom_empty(PG_FUNCTION_ARGS)
 Datum
 bloom_empty_growable(PG_FUNCTION_ARGS)
 {
-	int64		n0 = arg_positive_int64(fcinfo, 0, "capacity");
+	int64		n0 = bs_positive_int64_arg(fcinfo, 0, "capacity");
 	int32		growth = PG_GETARG_INT32(2);
 	uint32_t	layout = bs_layout_arg(fcinfo, 3);
 	uint8_t    *buf;
@@ -122,9 +94,9 @@ bloom_empty_growable(PG_FUNCTION_ARGS)
 Datum
 bloom_empty_bits(PG_FUNCTION_ARGS)
 {
-	int64		m = arg_positive_int64(fcinfo, 0, "bits");
+	int64		m = bs_positive_int64_arg(fcinfo, 0, "bits");
 	int32		k = PG_GETARG_INT32(1);
-	uint32_t	layout = layout_arg_or_classic(fcinfo, 2);
+	uint32_t	layout = bs_layout_arg_or_classic(fcinfo, 2);
 
 	if (k < 1 || k > BS_BLOOM_MAX_HASHES)
 		ereport(ERROR,
@@ -199,10 +171,15 @@ bloom_add_all(PG_FUNCTION_ARGS)
 	if (PG_ARGISNULL(1))
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 	arr = PG_GETARG_ARRAYTYPE_P(1);
-	bs_key_info_init(&ki, ARR_ELEMTYPE(arr));
 	get_typlenbyvalalign(ARR_ELEMTYPE(arr), &typlen, &typbyval, &typalign);
 	deconstruct_array(arr, ARR_ELEMTYPE(arr), typlen, typbyval, typalign,
 					  &elems, &elem_nulls, &n);
+	/* as n bloom_add calls: with no value to add, f unchanged, whatever the type */
+	for (i = 0; i < n && elem_nulls[i]; i++)
+		;
+	if (i == n)
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+	bs_key_info_init(&ki, ARR_ELEMTYPE(arr));
 	v = bs_sketch_arg_copy(fcinfo, 0, KIND);
 	if (bs_bloom_is_growable(BS_DATA(v)))
 	{
@@ -215,10 +192,11 @@ bloom_add_all(PG_FUNCTION_ARGS)
 			uint8_t    *before = g->buf;
 			bool		grown;
 
-			if (elem_nulls[i])
-				continue;
+			/* before the NULL test, which would otherwise skip it */
 			if ((i & 4095) == 0)
 				CHECK_FOR_INTERRUPTS();
+			if (elem_nulls[i])
+				continue;
 			BS_TRY(bs_growable_add(g, bs_key_hash(&ki, elems[i], g->seed),
 								   &bs_palloc_allocator, &grown, BS_ERR), 0);
 			if (grown)
@@ -236,10 +214,11 @@ bloom_add_all(PG_FUNCTION_ARGS)
 		bs_check_family(b.family, &ki, "bloom filter");
 		for (i = 0; i < n; i++)
 		{
-			if (elem_nulls[i])
-				continue;
+			/* before the NULL test, which would otherwise skip it */
 			if ((i & 4095) == 0)
 				CHECK_FOR_INTERRUPTS();
+			if (elem_nulls[i])
+				continue;
 			bs_bloom_add(&b, bs_key_hash(&ki, elems[i], b.seed));
 			added++;
 		}
@@ -603,8 +582,8 @@ bloom_stages(PG_FUNCTION_ARGS)
 Datum
 bloom_optimal_bits(PG_FUNCTION_ARGS)
 {
-	double		n = (double) arg_positive_int64(fcinfo, 0, "capacity");
-	uint32_t	layout = layout_arg_or_classic(fcinfo, 2),
+	double		n = (double) bs_positive_int64_arg(fcinfo, 0, "capacity");
+	uint32_t	layout = bs_layout_arg_or_classic(fcinfo, 2),
 				k;
 	uint64_t	m;
 
@@ -619,9 +598,9 @@ bloom_optimal_bits(PG_FUNCTION_ARGS)
 Datum
 bloom_optimal_hashes(PG_FUNCTION_ARGS)
 {
-	int64		m = arg_positive_int64(fcinfo, 0, "bits");
-	double		n = (double) arg_positive_int64(fcinfo, 1, "capacity");
-	uint32_t	layout = layout_arg_or_classic(fcinfo, 2),
+	int64		m = bs_positive_int64_arg(fcinfo, 0, "bits");
+	double		n = (double) bs_positive_int64_arg(fcinfo, 1, "capacity");
+	uint32_t	layout = bs_layout_arg_or_classic(fcinfo, 2),
 				k;
 
 	if (layout == BS_LAYOUT_CLASSIC)
@@ -639,7 +618,7 @@ static void
 planning_args(FunctionCallInfo fcinfo, bool buildable, uint64_t *m, uint64_t *n,
 			  uint32_t *k)
 {
-	int64		bits = arg_positive_int64(fcinfo, 0, "bits");
+	int64		bits = bs_positive_int64_arg(fcinfo, 0, "bits");
 	int64		capacity = PG_GETARG_INT64(1);
 	int32		hashes = PG_GETARG_INT32(2);
 
@@ -666,7 +645,7 @@ bloom_fpr_estimate(PG_FUNCTION_ARGS)
 				n;
 	uint32_t	k;
 
-	uint32_t	layout = layout_arg_or_classic(fcinfo, 3);
+	uint32_t	layout = bs_layout_arg_or_classic(fcinfo, 3);
 
 	planning_args(fcinfo, layout != BS_LAYOUT_CLASSIC, &m, &n, &k);
 	if (layout != BS_LAYOUT_CLASSIC)

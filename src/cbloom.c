@@ -171,27 +171,29 @@ merge_arg(FunctionCallInfo fcinfo, bs_cbloom *dst, int argno, bool add)
 	bs_sketch_release(&ref);
 }
 
-Datum
-cbloom_union(PG_FUNCTION_ARGS)
+/* A copy of argument 0 with argument 1 added to it, or subtracted from it. */
+static bytea *
+combined_copy(FunctionCallInfo fcinfo, bool add)
 {
 	bytea	   *v = bs_sketch_arg_copy(fcinfo, 0, KIND);
 	bs_cbloom	dst;
 
 	bs_cbloom_view(BS_DATA(v), &dst);
-	merge_arg(fcinfo, &dst, 1, true);
-	PG_RETURN_BYTEA_P(v);
+	merge_arg(fcinfo, &dst, 1, add);
+	return v;
+}
+
+Datum
+cbloom_union(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BYTEA_P(combined_copy(fcinfo, true));
 }
 
 /* cbloom_subtract(a, b): a with b's values removed (b a part of a). */
 Datum
 cbloom_subtract(PG_FUNCTION_ARGS)
 {
-	bytea	   *v = bs_sketch_arg_copy(fcinfo, 0, KIND);
-	bs_cbloom	dst;
-
-	bs_cbloom_view(BS_DATA(v), &dst);
-	merge_arg(fcinfo, &dst, 1, false);
-	PG_RETURN_BYTEA_P(v);
+	PG_RETURN_BYTEA_P(combined_copy(fcinfo, false));
 }
 
 /* Transition and combine function of cbloom_union_agg, combine of cbloom_agg(x, capacity, fpr): adds in place. */

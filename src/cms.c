@@ -16,8 +16,6 @@
 #include "core/cms.h"
 
 #define KIND BS_KIND_CMS
-#define DEFAULT_EPSILON 0.001
-#define DEFAULT_DELTA 0.01
 
 PG_FUNCTION_INFO_V1(cms_empty);
 PG_FUNCTION_INFO_V1(cms_empty_dims);
@@ -71,19 +69,6 @@ cms_empty_dims(PG_FUNCTION_ARGS)
 				 errmsg("width and depth must be at least 1, got width %d and depth %d",
 						width, depth)));
 	PG_RETURN_BYTEA_P(new_cms((uint64_t) width, (uint32_t) depth, BS_FAMILY_NONE));
-}
-
-uint64_t
-bs_count_arg(FunctionCallInfo fcinfo, int argno, const char *what)
-{
-	int64		c = PG_GETARG_INT64(argno);
-
-	if (c < 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s must not be negative, got " INT64_FORMAT, what, c),
-				 errhint("Sketches only count up; to take rows out of a count-min sketch, subtract the sketch of those rows (cms_subtract).")));
-	return (uint64_t) c;
 }
 
 static void
@@ -251,41 +236,6 @@ cms_info(PG_FUNCTION_ARGS)
 	values[3] = Float8GetDatum(bs_cms_delta(c.depth));
 	values[4] = Int64GetDatum((int64) c.total);
 	PG_RETURN_DATUM(bs_info_end(tupdesc, values, nulls, 5, &ref, true));
-}
-
-/*
- * Width and depth for the epsilon and delta arguments first and first + 1
- * (the defaults when the call has none), memoised per call site so a row
- * does not recompute them.  Shared by cms_agg and topk_agg.
- */
-void
-bs_cms_dims_arg(FunctionCallInfo fcinfo, int first, const char *caller,
-				uint64_t *width, uint64_t *depth)
-{
-	double		eps = DEFAULT_EPSILON,
-				delta = DEFAULT_DELTA;
-	uint64_t	eb = 0,
-				db = 0;
-
-	if (PG_NARGS() > first)
-	{
-		if (PG_ARGISNULL(first) || PG_ARGISNULL(first + 1))
-			ereport(ERROR,
-					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("%s parameters must not be NULL", caller)));
-		eps = PG_GETARG_FLOAT8(first);
-		delta = PG_GETARG_FLOAT8(first + 1);
-		memcpy(&eb, &eps, sizeof(eb));
-		memcpy(&db, &delta, sizeof(db));
-	}
-	if (!bs_memo_get(fcinfo, eb, db, width, depth))
-	{
-		uint32_t	d;
-
-		BS_TRY(bs_cms_dims(eps, delta, width, &d, BS_ERR), 0);
-		*depth = d;
-		bs_memo_set(fcinfo, eb, db, *width, *depth);
-	}
 }
 
 /*

@@ -105,37 +105,22 @@ extern void bs_sketch_ref_probe(bs_sketch_ref *ref, uint64_t h);
 extern void **bs_call_slot(FunctionCallInfo fcinfo, int argno);
 
 /*
- * A bloom layout argument, 'classic' or 'blocked' (core/bloom.h's names);
- * ERROR 22023 otherwise.  Inline, because bloom_agg reads it on every row:
- * the two names are compared here, anything else goes to the core's parser
- * (bloom.c), which gives the error.
+ * Arguments that several functions share (args.c); each raises the error
+ * that names the argument.
  */
-extern uint32_t bs_layout_arg_parse(text *t);
+/* argno as an int64 of at least 1 ("NAME must be at least 1"). */
+extern int64 bs_positive_int64_arg(FunctionCallInfo fcinfo, int argno, const char *name);
 
-static inline uint32_t
-bs_layout_arg(FunctionCallInfo fcinfo, int argno)
-{
-	text	   *t = PG_GETARG_TEXT_PP(argno);
+/* A count or weight ("count", "weight"): negative is an error. */
+extern uint64_t bs_count_arg(FunctionCallInfo fcinfo, int argno, const char *what);
 
-	if (VARSIZE_ANY_EXHDR(t) == 7)
-	{
-		if (memcmp(VARDATA_ANY(t), "blocked", 7) == 0)
-			return 1;			/* BS_LAYOUT_BLOCKED */
-		if (memcmp(VARDATA_ANY(t), "classic", 7) == 0)
-			return 0;			/* BS_LAYOUT_CLASSIC */
-	}
-	return bs_layout_arg_parse(t);
-}
+/* A Bloom layout, 'classic' or 'blocked'; the second: classic when the call has no argno. */
+extern uint32_t bs_layout_arg(FunctionCallInfo fcinfo, int argno);
+extern uint32_t bs_layout_arg_or_classic(FunctionCallInfo fcinfo, int argno);
 
-/* Count-Min width and depth of an aggregate's epsilon and delta arguments (cms.c). */
+/* Count-Min width and depth of an aggregate's epsilon and delta arguments, memoised. */
 extern void bs_cms_dims_arg(FunctionCallInfo fcinfo, int first, const char *caller,
 							uint64_t *width, uint64_t *depth);
-
-/*
- * A count or weight argument of cms_add, cms_agg_weighted and topk_agg_weighted
- * (cms.c): negative is a 22023 error naming what ("count", "weight").
- */
-extern uint64_t bs_count_arg(FunctionCallInfo fcinfo, int argno, const char *what);
 
 /* A fresh writable copy of argument argno (for functions that return a new value). */
 extern bytea *bs_sketch_arg_copy(FunctionCallInfo fcinfo, int argno, bs_kind kind);

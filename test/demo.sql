@@ -401,7 +401,7 @@ FROM (SELECT (SELECT hits FROM hits_window) -> e.url AS estimate, coalesce(x.hit
 \echo 'A filter kept for good ("has this user ever been here?") does not know how many users will'
 \echo 'come.  bloom_empty(10000, 0.01, growth => 2) starts with a stage for 10,000 users; each time'
 \echo 'the last stage is full, the next new user opens a stage for twice as many at half the rate,'
-\echo 'so the rate stays below 1% however many come.  Each night the day''s users go in with one'
+\echo 'so the expected rate stays below 1% however many come.  Each night the day''s users go in with one'
 \echo 'bloom_add_all(users, array).  Beside it, a fixed bloom_empty(10000, 0.01) fed the same way.'
 CREATE TABLE ever_seen AS
 SELECT bloom_empty(10000, 0.01, growth => 2) AS users, bloom_empty(10000, 0.01) AS fixed_users;

@@ -243,7 +243,7 @@ void
 bs_bloom_view(uint8_t *buf, bs_bloom *b)
 {
 	b->family = buf[BS_OFF_FAMILY];
-	b->seed = bs_load64(buf + 8);
+	b->seed = bs_load64(buf + BS_OFF_SEED);
 	b->m = bs_load64(buf + BS_OFF_P1);
 	b->k = bs_load32(buf + BS_OFF_P2);
 	b->layout = bs_load32(buf + BS_OFF_P3);

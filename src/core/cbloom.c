@@ -141,7 +141,7 @@ bs_cbloom_view(uint8_t *buf, bs_cbloom *c)
 	c->bits = bs_load32(buf + BS_OFF_P3);
 	c->max = c->bits == 8 ? 255u : 15u;
 	c->family = buf[BS_OFF_FAMILY];
-	c->seed = bs_load64(buf + 8);
+	c->seed = bs_load64(buf + BS_OFF_SEED);
 	c->buf = buf;
 	c->counters = buf + BS_HEADER_SIZE;
 }

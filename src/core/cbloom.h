@@ -27,6 +27,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "bloom.h"
 #include "format.h"
 #include "hash.h"
 
@@ -93,14 +94,39 @@ void		bs_cbloom_add_hash(bs_cbloom *c, uint64_t h, uint64_t count);
  */
 bs_status	bs_cbloom_remove_hash(bs_cbloom *c, uint64_t h, bs_error *err);
 
+/*
+ * Whether the value may be present: each counter of its probes is non-zero
+ * and, where several of its probes land on one counter, at least that many
+ * (or saturated), so that a value it holds has bs_cbloom_count_hash >= 1.
+ * Probes share a counter rarely; the second pass runs only for a value whose
+ * counters are all non-zero.
+ */
 static inline bool
 bs_cbloom_contains_hash(const bs_cbloom *c, uint64_t h)
 {
-	uint32_t	i;
+	uint64_t	pos[BS_BLOOM_MAX_HASHES];
+	uint32_t	val[BS_BLOOM_MAX_HASHES];
+	uint32_t	i,
+				j,
+				mult;
 
 	for (i = 0; i < c->k; i++)
-		if (bs_cbloom_get(c, bs_probe(h, i, c->m)) == 0)
+	{
+		pos[i] = bs_probe(h, i, c->m);
+		val[i] = bs_cbloom_get(c, pos[i]);
+		if (val[i] == 0)
 			return false;
+	}
+	/* at a counter's last probe, mult counts all the value's probes on it */
+	for (i = 1; i < c->k; i++)
+	{
+		if (val[i] >= c->k || val[i] == c->max)
+			continue;
+		for (j = 0, mult = 1; j < i; j++)
+			mult += pos[j] == pos[i];
+		if (val[i] < mult)
+			return false;
+	}
 	return true;
 }
 

@@ -36,7 +36,7 @@ bs_header_write(uint8_t *buf, const bs_header *h)
 	buf[5] = h->kind;
 	buf[6] = h->hash_alg;
 	buf[7] = h->family;
-	bs_store64(buf + 8, h->seed);
+	bs_store64(buf + BS_OFF_SEED, h->seed);
 	bs_store64(buf + BS_OFF_P1, h->p1);
 	bs_store32(buf + BS_OFF_P2, h->p2);
 	bs_store32(buf + BS_OFF_P3, h->p3);
@@ -51,7 +51,7 @@ bs_header_read(const uint8_t *buf, bs_header *h)
 	h->kind = buf[5];
 	h->hash_alg = buf[6];
 	h->family = buf[7];
-	h->seed = bs_load64(buf + 8);
+	h->seed = bs_load64(buf + BS_OFF_SEED);
 	h->p1 = bs_load64(buf + BS_OFF_P1);
 	h->p2 = bs_load32(buf + BS_OFF_P2);
 	h->p3 = bs_load32(buf + BS_OFF_P3);

@@ -73,6 +73,7 @@ typedef struct bs_header
 
 /* Byte offsets of the fields that per-row code reads and writes in place. */
 #define BS_OFF_FAMILY 7
+#define BS_OFF_SEED 8
 #define BS_OFF_P1 16
 #define BS_OFF_P2 24
 #define BS_OFF_P3 28

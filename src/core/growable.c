@@ -65,7 +65,10 @@ bs_growable_stage_target(uint64_t n0, uint32_t growth, double fpr, uint32_t i,
 	return BS_OK;
 }
 
-/* Shape of stage i; the error names the stage. */
+/*
+ * Shape of stage i.  The error names the filter's own capacity and rate
+ * first: the sizing's message names the stage's, which a user never asked for.
+ */
 static bs_status
 stage_shape(uint64_t n0, uint32_t growth, double fpr, uint32_t layout, uint32_t i,
 			uint64_t *m, uint32_t *k, bs_error *err)
@@ -73,10 +76,21 @@ stage_shape(uint64_t n0, uint32_t growth, double fpr, uint32_t layout, uint32_t 
 	uint64_t	cap;
 	double		p;
 	bs_status	st;
+	bs_error	inner;
 
 	if ((st = bs_growable_stage_target(n0, growth, fpr, i, &cap, &p, err)) != BS_OK)
 		return st;
-	return bs_bloom_shape_for((double) cap, p, layout, m, k, err);
+	if ((st = bs_bloom_shape_for((double) cap, p, layout, m, k, &inner)) == BS_OK)
+		return BS_OK;
+	bs_fail(err, st,
+			"a growable bloom filter of capacity %" PRIu64 " at false-positive rate %s cannot make its stage %u, sized for %" PRIu64 " values at rate %s (fpr / 2^%u): %s",
+			n0, bs_num(fpr).s, i, cap, bs_num(p).s, i + 1, inner.msg);
+	if (err != NULL)
+	{
+		memcpy(err->detail, inner.detail, sizeof err->detail);
+		memcpy(err->hint, inner.hint, sizeof err->hint);
+	}
+	return st;
 }
 
 static void
@@ -140,7 +154,7 @@ bs_growable_view(uint8_t *buf, bs_growable *g)
 
 	g->buf = buf;
 	g->family = buf[BS_OFF_FAMILY];
-	g->seed = bs_load64(buf + 8);
+	g->seed = bs_load64(buf + BS_OFF_SEED);
 	g->n0 = bs_load64(buf + BS_OFF_P1);
 	g->growth = bs_load32(buf + BS_OFF_P2);
 	g->layout = bs_load32(buf + BS_OFF_P3) & ~(uint32_t) BS_LAYOUT_GROWABLE;
@@ -369,6 +383,28 @@ bs_growable_fpr(const bs_growable *g)
 	return 1.0 - miss;
 }
 
+/*
+ * Whether stage i has fewer bits than the rule of growable.h gives it: at
+ * least the classic sizing's bits for its capacity and rate, less one block
+ * (a blocked stage may round down to whole blocks) and a millionth (so that
+ * another machine's log() cannot refuse a value this one made).  The next
+ * stage is sized by the rule, so this keeps it within about growth times the
+ * last: a crafted stage of a few bytes claiming a large capacity would
+ * otherwise make one bloom_add allocate hundreds of MB.
+ */
+static bool
+stage_too_small(const bs_header *h, double fpr, uint32_t i, uint64_t m)
+{
+	uint64_t	cap,
+				need;
+	double		p;
+
+	if (bs_growable_stage_target(h->p1, h->p2, fpr, i, &cap, &p, NULL) != BS_OK ||
+		bs_bloom_optimal_bits((double) cap, p, &need, NULL) != BS_OK)
+		return true;
+	return (double) m + BS_BLOCK_BITS < (double) need * (1.0 - 1e-6);
+}
+
 bs_status
 bs_growable_check(const bs_header *h, const uint8_t *payload, uint64_t plen,
 				  bs_error *err)
@@ -421,6 +457,10 @@ bs_growable_check(const bs_header *h, const uint8_t *payload, uint64_t plen,
 		if (count > BS_GROWABLE_MAX_COUNT)
 			return bs_fail(err, BS_ERR_FORMAT, "%s has an invalid key count %" PRIu64 " in stage %u",
 						   what, count, i);
+		if (stage_too_small(h, fpr, i, m))
+			return bs_fail(err, BS_ERR_FORMAT,
+						   "%s has a stage %u of %" PRIu64 " bits, fewer than its growth rule gives a stage for its capacity",
+						   what, i, m);
 		nbytes = bs_bloom_payload_bytes(m);
 		if (nbytes > plen - off)
 			return bs_fail(err, BS_ERR_FORMAT,

@@ -3,8 +3,9 @@
  * Hutchison, "Scalable Bloom Filters", 2007; doc/references.md): a list of
  * stages, each a plain filter (bloom.h) of its own shape.  When the last
  * stage holds its capacity of keys, the next new key opens a stage for
- * growth times as many keys at half the rate, so the overall rate stays
- * below the target for any number of keys (doc/accuracy.md).
+ * growth times as many keys at half the rate, so the expected rate stays
+ * below the target for any number of keys; one filter's rate scatters a few
+ * percent around its expectation (doc/accuracy.md, section 11).
  *
  * It is a bloom value whose header p3 has BS_LAYOUT_GROWABLE set
  * (doc/format.md, section 3.1):

@@ -1176,6 +1176,16 @@ def _check_layout(h):
         raise FormatError("bloom value has an unknown layout %d (0 classic, 1 blocked, 2 and 3 growable)" % h.p3)
 
 
+def _stage_too_small(h, fpr, i, m):
+    """stage_too_small (src/core/growable.c): fewer bits than the classic
+    sizing for stage i's capacity and rate, less one block and a millionth."""
+    try:
+        need = _optimal_bits(h.p1 * h.p2 ** i, math.ldexp(fpr, -(i + 1)))
+    except ValueError:
+        return True
+    return float(m) + BLOCK_BITS < need * (1.0 - 1e-6)
+
+
 def _check_growable(h, payload):
     """bs_growable_check (src/core/growable.c), in its order: the header
     fields, the directory's length, then stage by stage its entry, its bits'
@@ -1208,6 +1218,9 @@ def _check_growable(h, payload):
             raise FormatError("%s has a nonzero reserved field in stage %d" % (what, i))
         if count > GROWABLE_MAX_COUNT:
             raise FormatError("%s has an invalid key count %d in stage %d" % (what, count, i))
+        if _stage_too_small(h, fpr, i, m):
+            raise FormatError("%s has a stage %d of %d bits, fewer than its growth rule gives a stage "
+                              "for its capacity" % (what, i, m))
         nbytes = (m + 7) // 8
         if nbytes > len(payload) - off:
             raise FormatError("%s is too short for its stage %d of %d bits" % (what, i, m))
@@ -1257,10 +1270,13 @@ class CountingBloom(_Sketch):
             p = ((z ^ (z >> 31)) * m) >> 64
             if not (c[p >> 1] >> ((p & 1) << 2) & 15 if four else c[p]):
                 return False
-        return True
+        # probes sharing a counter need as many there (bs_cbloom_contains_hash)
+        return self.count_hash(h) > 0
 
     def contains(self, value):
-        """f @> value: every probed counter is non-zero."""
+        """f @> value: every probed counter is non-zero, and at least the
+        number of the value's probes on it unless saturated; so a value it
+        holds has count >= 1."""
         return self.contains_hash(self.hash(value))
 
     __contains__ = contains

@@ -8,6 +8,8 @@
 #     queries, including a small aggregate of the same kind, correctly
 #   - the same aggregates without a timeout, cancelled by pg_cancel_backend from another
 #     session: 57014 (canceling statement due to user request) within a few seconds
+#   - bloom_add_all over a 10M-element array whose every 4096th element is NULL (fixed and
+#     growable filters) under statement_timeout = '1s': 57014 within a few seconds
 # Afterwards the server log shows no crash.
 
 use strict;
@@ -155,6 +157,42 @@ for my $agg (sort keys %aggs)
 }
 session_run($s, 'RESET statement_timeout');
 
+# --- bloom_add_all over 10M elements, every 4096th NULL.  Its loop checks for interrupts every
+# 4,096 elements; the check once came after the NULL test, so exactly these NULLs skipped every
+# check and a 4 s timeout fired only when the whole array was done.  A fixed filter of 30 hashes
+# (54 MB, 30 cache misses a key) and a growable one that opens stages as it goes.
+$node->safe_psql(
+	'postgres', q{
+CREATE TABLE big_array (a bigint[]);
+ALTER TABLE big_array ALTER a SET STORAGE EXTERNAL;
+INSERT INTO big_array SELECT array_agg(CASE WHEN g % 4096 = 0 THEN NULL ELSE g END ORDER BY g)
+FROM generate_series(0, 9999999) g;
+});
+my %add_all = (
+	fixed => 'bloom_empty(10000000, 1e-9)',
+	growable => 'bloom_empty(1000, 0.001, growth => 2)',
+);
+for my $kind (sort keys %add_all)
+{
+	my $f = $add_all{$kind};
+	my $t = time;
+	my $slice = $node->safe_psql('postgres',
+		"SELECT bloom_cardinality(bloom_add_all($f, a[1:1000000])) > 900000 FROM big_array");
+	my $full = (time - $t) * 10;
+	is($slice, 't', "bloom_add_all, $kind filter: a tenth of the array is added");
+	cmp_ok($full, '>', 5, sprintf('bloom_add_all, %s filter: the whole array would take about %.1f s', $kind, $full));
+	session_run($s, "SET statement_timeout = '1s'");
+	my ($out, $err, $secs) = session_run($s, "SELECT bloom_cardinality(bloom_add_all($f, a)) FROM big_array", 120);
+	like($err, qr/ERROR:\s+57014: canceling statement due to statement timeout/,
+		"bloom_add_all, $kind filter, NULL at every 4096th element: statement_timeout 1s cancels it (57014)");
+	cmp_ok($secs, '<', 4, sprintf('bloom_add_all, %s filter: the error came after %.2f s (the call would take %.0f s)', $kind, $secs, $full));
+	$cancelled++ if $err =~ /57014/;
+	$max_delay = $secs - 1 if $secs - 1 > $max_delay;
+	session_run($s, 'RESET statement_timeout');
+	($out, $err) = session_run($s, "SELECT pg_backend_pid(), 44");
+	is($out, "$pid|44", "bloom_add_all, $kind filter: the same backend answers the next query");
+}
+
 # --- pg_cancel_backend from another session
 for my $agg (sort keys %aggs)
 {
@@ -185,7 +223,7 @@ is($node->safe_psql('postgres', 'SELECT count(*) FROM big_bloom'), '4', 'the ser
 
 diag(
 	sprintf(
-		'004 cancel: %d long aggregates cancelled (3 by statement_timeout, 3 by pg_cancel_backend; full runs estimated at %s s); longest delay from timeout or cancel request to the error %.2f s',
+		'004 cancel: %d long statements cancelled (3 aggregates and 2 bloom_add_all calls by statement_timeout, 3 aggregates by pg_cancel_backend; full aggregates estimated at %s s); longest delay from timeout or cancel request to the error %.2f s',
 		$cancelled, join('/', map { sprintf('%.0f', $full{$_}) } sort keys %full), $max_delay));
 
 $node->stop;

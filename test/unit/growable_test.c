@@ -191,6 +191,11 @@ test_new(void)
 		CHECK(bs_growable_new(UINT64_C(1) << 40, 0.01, 2, 0, 0, 0, &alloc, &buf, &len, &e7) == BS_ERR_LIMIT &&
 			  bs_growable_new(UINT64_C(1) << 40, 0.01, 2, 1, 0, 0, &alloc, &buf, &len, &e1) == BS_ERR_LIMIT,
 			  "2^40 keys at 1%% are past the size limit in both layouts: %s / %s", e7.msg, e1.msg);
+		/* the message names the rate asked for first, then stage 0's half of it */
+		CHECK(bs_growable_new(420000000, 0.01, 2, 0, 0, 0, &alloc, &buf, &len, &e7) == BS_ERR_LIMIT &&
+			  strstr(e7.msg, "capacity 420000000 at false-positive rate 0.01 cannot make its stage 0") == e7.msg + strlen("a growable bloom filter of ") &&
+			  strstr(e7.msg, "at rate 0.005 (fpr / 2^1)") != NULL && e7.detail[0] != '\0' && e7.hint[0] != '\0',
+			  "capacity 420000000 at 1%%: the error names the filter's capacity and rate, then its stage 0's: %s", e7.msg);
 	}
 	unit_arena_reset(&the_arena);
 }
@@ -890,12 +895,9 @@ test_check(void)
 	/* the boundaries are accepted: they are what the refusals are measured against */
 	{
 		const corruption ok[] = {
-			{"capacity 2^51 (2^53 keys in stage 2)", BS_OFF_P1, 8, 0, 0, UINT64_C(1) << 51, ""},
-			{"growth 64 with capacity 1", BS_OFF_P2, 4, 0, 0, 64, ""},
 			{"stage 2 count 2^53", -1, 8, 2, 16, BS_GROWABLE_MAX_COUNT, ""},
 			{"stage 0 count 0", -1, 8, 0, 16, 0, ""},
 			{"stage 1 of 64 hashes", -1, 4, 1, 8, 64, ""},
-			{"rate 2^-1074", BS_OFF_X, 8, 0, 0, 1, ""},
 			{"rate 1 - 2^-53", BS_OFF_X, 8, 0, 0, UINT64_C(0x3fefffffffffffff), ""},
 		};
 		size_t		c;
@@ -917,6 +919,37 @@ test_check(void)
 			}
 			CHECK(st == BS_OK && quick == BS_OK, "%s is accepted%s%s", ok[c].what,
 				  st == BS_OK ? "" : ": ", st == BS_OK ? "" : err.msg);
+			free(x);
+		}
+	}
+	/*
+	 * Header boundaries that pass the header's own checks, in a filter whose
+	 * stages were sized for capacity 1000 at 1%: the stages are then far
+	 * smaller than the growth rule gives those headers, so the stage check
+	 * refuses them (no writer can make such a value).
+	 */
+	{
+		const corruption rule[] = {
+			{"capacity 2^51 (2^53 keys in stage 2)", BS_OFF_P1, 8, 0, 0, UINT64_C(1) << 51, "stage 0 of"},
+			{"growth 64 with capacity 1", BS_OFF_P2, 4, 0, 0, 64, "stage 2 of"},
+			{"rate 2^-1074", BS_OFF_X, 8, 0, 0, 1, "stage 0 of"},
+		};
+		size_t		c;
+
+		for (c = 0; c < sizeof(rule) / sizeof(rule[0]); c++)
+		{
+			bs_status	quick;
+			uint8_t    *x = unit_calloc(1, (size_t) g.len);
+			bs_status	st;
+			corruption	one = rule[c];
+
+			memcpy(x, g.buf, g.len);
+			if (one.field == BS_OFF_P2)
+				bs_store64(x + BS_OFF_P1, 1);
+			st = validate_corrupted(x, g.len, &one, &err, &quick);
+			CHECK(st == BS_ERR_FORMAT && quick == BS_ERR_FORMAT && strstr(err.msg, one.msg) != NULL &&
+				  strstr(err.msg, "fewer than its growth rule gives") != NULL,
+				  "%s passes the header checks and is refused by the growth rule: %s", one.what, err.msg);
 			free(x);
 		}
 	}

@@ -437,7 +437,8 @@ bs_versions_report() {
 # The root stages (root17, pg17, root18, pg18) run alongside the others, in a background lane
 # started once deps is done: they are one server's tests in a root of their own, which share
 # nothing with the machine's server but its 2 cores, and the run takes about the longer lane
-# instead of the sum (BS_LANES=1 runs every stage in order).  The lane's output goes to
+# instead of the sum (BS_LANES=1 runs every stage in order).  A run without the roots (quick)
+# puts the unit tests there instead, beside the regression tests.  The lane's output goes to
 # $BS_WORK/lane.out and is shown after the other stages; its rows, counts and statuses come back
 # through $BS_WORK/lane.state.
 BS_LANE_PID=
@@ -445,6 +446,8 @@ BS_LANE_ROWS=()
 
 bs_is_lane_stage() {
 	case $1 in root[0-9]* | pg[0-9]*) return 0 ;; esac
+	# without the roots, the unit tests (CPU only) take the lane, beside the server's stages
+	[ "$1" = unit ] && [ -z "$BS_HAS_ROOTS" ] && bs_stage_selected cluster && return 0
 	return 1
 }
 
@@ -512,6 +515,10 @@ main() {
 	echo "bloomsketch check: $(date -u '+%Y-%m-%d %H:%M:%S UTC') as $(id -un), repo $BS_ROOT," \
 		"PostgreSQL $BS_PG_VERSION, budget ${BS_BUDGET}s"
 	echo "stage logs in $BS_WORK"
+	BS_HAS_ROOTS=
+	for row in "${BS_STAGES[@]}"; do
+		case ${row%% *} in root[0-9]*) BS_HAS_ROOTS=1 ;; esac
+	done
 	for row in "${BS_STAGES[@]}"; do
 		if [ "${BS_LANES:-2}" -ge 2 ] && bs_is_lane_stage "${row%% *}"; then
 			BS_LANE_ROWS+=("$row")

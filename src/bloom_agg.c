@@ -153,9 +153,7 @@ builder_trans(FunctionCallInfo fcinfo, bool counting, bool has_layout)
 		bs_builder_state_add(eo, h);
 		PG_RETURN_DATUM(bs_builder_state_datum(eo));
 	}
-	s = bs_builder_add(s, h, &bs_palloc_allocator);
-	if (s == NULL)
-		BS_TRY(bs_builder_full_error(BS_ERR), 0);
+	BS_TRY(bs_builder_add(&s, h, &bs_palloc_allocator, BS_ERR), 0);
 	PG_RETURN_DATUM(bs_builder_state_return(fcinfo, s));
 }
 
@@ -183,15 +181,11 @@ bloom_agg_combine(PG_FUNCTION_ARGS)
 {
 	uint8_t    *dst;
 	bs_sketch_ref src;
-	bs_error	err;
-	bs_status	st;
 
 	bs_require_agg_context(fcinfo, "bloom_agg_combine");
 	dst = bs_state_arg(fcinfo, 0, KIND);
 	bs_sketch_arg(fcinfo, 1, KIND, &src);
-	dst = bs_builder_merge(dst, src.data, &bs_palloc_allocator, &err, &st);
-	if (dst == NULL)
-		bs_report(st, &err, 0);
+	BS_TRY(bs_builder_merge(&dst, src.data, &bs_palloc_allocator, BS_ERR), 0);
 	bs_sketch_release(&src);
 	PG_RETURN_POINTER(BS_VARLENA_OF(dst));
 }

@@ -86,17 +86,17 @@ static void
 eo_flush(bs_builder_eo *eo)
 {
 	const bs_allocator a = {eo_alloc, eo, eo_release};
-	uint8_t    *s;
+	uint8_t    *s = eo->state;
+	size_t		n = eo->n;
 
-	if (eo->n > 0)
+	if (n > 0)
 	{
 		eo_reserve(eo, &eo->scratch, &eo->scratch_words,
-				   bs_builder_batch_scratch(eo->state, eo->n));
-		s = bs_builder_add_batch(eo->state, eo->batch, eo->n, eo->scratch,
-								 eo->scratch_words, &a);
-		eo->n = 0;
-		if (s == NULL)
-			BS_TRY(bs_builder_full_error(BS_ERR), ERRCODE_DATA_CORRUPTED);
+				   bs_builder_batch_scratch(eo->state, n));
+		eo->n = 0;				/* the batch is spent, even on error */
+		BS_TRY(bs_builder_add_batch(&s, eo->batch, n, eo->scratch,
+									eo->scratch_words, &a, BS_ERR),
+			   ERRCODE_DATA_CORRUPTED);
 		if (s != eo->state)
 		{
 			pfree(BS_VARLENA_OF(eo->state));

@@ -199,13 +199,10 @@ topk_merge_trans(PG_FUNCTION_ARGS)
 		if (format_of(a.data) == BS_TOPK_FORMAT_V1)
 		{
 			size_t		outlen;
-			bs_error	err;
-			bs_status	st;
-			uint8_t    *r = bs_topk1_merge(a.data, a.len, b.data, b.len, &bs_palloc_allocator,
-										   &outlen, &err, &st);
+			uint8_t    *r;
 
-			if (r == NULL)
-				bs_report(st, &err, 0);
+			BS_TRY(bs_topk1_merge(a.data, a.len, b.data, b.len, &bs_palloc_allocator,
+								  &r, &outlen, BS_ERR), 0);
 			bs_sketch_release(&a);
 			bs_sketch_release(&b);
 			PG_RETURN_POINTER(BS_VARLENA_OF(r));
@@ -264,17 +261,13 @@ topk_add(PG_FUNCTION_ARGS)
 		bs_key_bytes kb;
 		size_t		len = ref.len;
 		uint8_t    *s = BS_DATA(bs_new_sketch(len));
-		bs_error	err;
-		bs_status	st;
 
 		memcpy(s, ref.data, len);
 		bs_key_canonical(ki, PG_GETARG_DATUM(1), &kb);
-		s = bs_topk1_add(s, &len, bs_hash_bytes(kb.data, kb.len, bs_load64(s + 8)), kb.data,
-						 (uint32_t) kb.len, ki->family, (uint64_t) count,
-						 &bs_palloc_allocator, &err, &st);
+		BS_TRY(bs_topk1_add(&s, &len, bs_hash_bytes(kb.data, kb.len, bs_load64(s + BS_OFF_SEED)),
+							kb.data, (uint32_t) kb.len, ki->family, (uint64_t) count,
+							&bs_palloc_allocator, BS_ERR), 0);
 		bs_key_bytes_release(&kb);
-		if (s == NULL)
-			bs_report(st, &err, 0);
 		v = canonical(s, len);
 	}
 	else
@@ -367,7 +360,7 @@ lookup(FunctionCallInfo fcinfo, bs_topk_row *row)
 	bs_sketch_arg(fcinfo, 0, KIND, &ref);
 	bs_check_family(ref.data[BS_OFF_FAMILY], ki, "topk sketch");
 	bs_key_canonical(ki, PG_GETARG_DATUM(1), &kb);
-	bs_topk_lookup(ref.data, ref.len, bs_hash_bytes(kb.data, kb.len, bs_load64(ref.data + 8)),
+	bs_topk_lookup(ref.data, ref.len, bs_hash_bytes(kb.data, kb.len, bs_load64(ref.data + BS_OFF_SEED)),
 				   kb.data, (uint32_t) kb.len, row);
 	bs_key_bytes_release(&kb);
 	bs_sketch_release(&ref);

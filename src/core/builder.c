@@ -320,7 +320,7 @@ new_dense(const uint8_t *s, const bs_allocator *a)
 
 	dense_shape(fpr, blocked, &M, &k);
 	d = a->alloc(a->ctx, BS_HEADER_SIZE + bs_bloom_payload_bytes(M));
-	write_state_header(d, s[BS_OFF_FAMILY], bs_load64(s + 8), M, k,
+	write_state_header(d, s[BS_OFF_FAMILY], bs_load64(s + BS_OFF_SEED), M, k,
 					   BS_BUILDER_DENSE | (blocked ? BS_BUILDER_BLOCKED : 0), 0, fpr);
 	return d;
 }
@@ -431,10 +431,26 @@ add_count(uint8_t *s, uint64_t h, uint32_t count, const bs_allocator *a)
 	return s;
 }
 
-uint8_t *
-bs_builder_add(uint8_t *s, uint64_t h, const bs_allocator *a)
+/* Why a counting state cannot take another distinct hash. */
+static bs_status
+full_error(bs_error *err)
 {
-	return add_count(s, h, 1, a);
+	bs_fail(err, BS_ERR_LIMIT,
+			"cbloom_agg without a capacity holds at most %" PRIu64 " distinct values per group",
+			BS_BUILDER_EXACT_LIMIT);
+	bs_error_hint(err, "Pass a capacity for the group: cbloom_agg(x, capacity, fpr).");
+	return BS_ERR_LIMIT;
+}
+
+bs_status
+bs_builder_add(uint8_t **state, uint64_t h, const bs_allocator *a, bs_error *err)
+{
+	uint8_t    *t = add_count(*state, h, 1, a);
+
+	if (t == NULL)
+		return full_error(err);
+	*state = t;
+	return BS_OK;
 }
 
 /* --- batches (builder.h) --- */
@@ -632,10 +648,11 @@ holds(const uint8_t *s, uint64_t h)
 	return found;
 }
 
-uint8_t *
-bs_builder_add_batch(uint8_t *s, uint64_t *h, size_t n, uint64_t *scratch,
-					 size_t scratch_words, const bs_allocator *a)
+bs_status
+bs_builder_add_batch(uint8_t **state, uint64_t *h, size_t n, uint64_t *scratch,
+					 size_t scratch_words, const bs_allocator *a, bs_error *err)
 {
+	uint8_t    *s = *state;
 	const uint8_t *caller = s;
 	size_t		i;
 
@@ -659,26 +676,18 @@ bs_builder_add_batch(uint8_t *s, uint64_t *h, size_t n, uint64_t *scratch,
 			dense_add_sorted(s + BS_HEADER_SIZE, bs_load64(s + BS_OFF_P1),
 							 bs_load32(s + BS_OFF_P2), is_blocked(s), h + i, n - i,
 							 scratch, scratch_words);
-			return s;
+			*state = s;
+			return BS_OK;
 		}
 		t = add_count(s, h[i], 1, a);
 		if (t == NULL)
-			return NULL;
+			return full_error(err);
 		if (t != s)
 			replaced(s, caller, a);
 		s = t;
 	}
-	return s;
-}
-
-bs_status
-bs_builder_full_error(bs_error *err)
-{
-	bs_fail(err, BS_ERR_LIMIT,
-			"cbloom_agg without a capacity holds at most %" PRIu64 " distinct values per group",
-			BS_BUILDER_EXACT_LIMIT);
-	bs_error_hint(err, "Pass a capacity for the group: cbloom_agg(x, capacity, fpr).");
-	return BS_ERR_LIMIT;
+	*state = s;
+	return BS_OK;
 }
 
 /* "fpr 0.01 (auto-sized, seed 0)" or "fpr 0.01, capacity 100 (959 bits, 7 hashes, seed 0)" */
@@ -690,49 +699,43 @@ describe_target(const uint8_t *s, char *buf, size_t len)
 	if (bs_load32(s + BS_OFF_P3) & BS_BUILDER_FIXED)
 		snprintf(buf, len, "fpr %s, capacity %" PRIu64 " (%s, %" PRIu64 " bits, %u hashes, seed %" PRIu64 ")",
 				 bs_num(state_fpr(s)).s, bs_load64(s + BS_OFF_N), layout,
-				 bs_load64(s + BS_OFF_P1), bs_load32(s + BS_OFF_P2), bs_load64(s + 8));
+				 bs_load64(s + BS_OFF_P1), bs_load32(s + BS_OFF_P2), bs_load64(s + BS_OFF_SEED));
 	else
 		snprintf(buf, len, "fpr %s (auto-sized, %s%s, seed %" PRIu64 ")",
 				 bs_num(state_fpr(s)).s, layout, is_counting(s) ? ", counting" : "",
-				 bs_load64(s + 8));
+				 bs_load64(s + BS_OFF_SEED));
 	return buf;
 }
 
-uint8_t *
-bs_builder_merge(uint8_t *dst, const uint8_t *src, const bs_allocator *a,
-				 bs_error *err, bs_status *status)
+bs_status
+bs_builder_merge(uint8_t **dstp, const uint8_t *src, const bs_allocator *a,
+				 bs_error *err)
 {
+	uint8_t    *dst = *dstp;
 	uint32_t	df = bs_load32(dst + BS_OFF_P3),
 				sf = bs_load32(src + BS_OFF_P3);
 	uint8_t		family;
 	char		d1[128],
 				d2[128];
 
-	*status = BS_OK;
 	if (bs_bits_of_f64(state_fpr(dst)) != bs_bits_of_f64(state_fpr(src)) ||
 		(df & BS_BUILDER_FIXED) != (sf & BS_BUILDER_FIXED) ||
 		(df & BS_BUILDER_COUNTED) != (sf & BS_BUILDER_COUNTED) ||
 		(df & BS_BUILDER_BLOCKED) != (sf & BS_BUILDER_BLOCKED) ||
-		bs_load64(dst + 8) != bs_load64(src + 8) ||
+		bs_load64(dst + BS_OFF_SEED) != bs_load64(src + BS_OFF_SEED) ||
 		((df & BS_BUILDER_FIXED) &&
 		 (bs_load64(dst + BS_OFF_P1) != bs_load64(src + BS_OFF_P1) ||
 		  bs_load64(dst + BS_OFF_N) != bs_load64(src + BS_OFF_N) ||
 		  bs_load32(dst + BS_OFF_P2) != bs_load32(src + BS_OFF_P2))))
-	{
-		*status = bs_fail(err, BS_ERR_SHAPE,
-						  "cannot merge bloom_agg states with different targets: %s and %s",
-						  describe_target(dst, d1, sizeof(d1)),
-						  describe_target(src, d2, sizeof(d2)));
-		return NULL;
-	}
+		return bs_fail(err, BS_ERR_SHAPE,
+					   "cannot merge bloom_agg states with different targets: %s and %s",
+					   describe_target(dst, d1, sizeof(d1)),
+					   describe_target(src, d2, sizeof(d2)));
 	if (!bs_family_compatible(dst[BS_OFF_FAMILY], src[BS_OFF_FAMILY]))
-	{
-		*status = bs_fail(err, BS_ERR_FAMILY,
-						  "cannot merge a bloom_agg state of %s keys with one of %s keys",
-						  bs_family_name(dst[BS_OFF_FAMILY]),
-						  bs_family_name(src[BS_OFF_FAMILY]));
-		return NULL;
-	}
+		return bs_fail(err, BS_ERR_FAMILY,
+					   "cannot merge a bloom_agg state of %s keys with one of %s keys",
+					   bs_family_name(dst[BS_OFF_FAMILY]),
+					   bs_family_name(src[BS_OFF_FAMILY]));
 	family = bs_family_join(dst[BS_OFF_FAMILY], src[BS_OFF_FAMILY]);
 
 	if (sf & BS_BUILDER_DENSE)
@@ -751,13 +754,11 @@ bs_builder_merge(uint8_t *dst, const uint8_t *src, const bs_allocator *a,
 		FOR_EACH_ENTRY(src, h, c,
 					   if (dst != NULL) dst = add_count(dst, h, c, a));
 		if (dst == NULL)
-		{
-			*status = bs_builder_full_error(err);
-			return NULL;
-		}
+			return full_error(err);
 	}
 	dst[BS_OFF_FAMILY] = family;
-	return dst;
+	*dstp = dst;
+	return BS_OK;
 }
 
 /*
@@ -845,7 +846,7 @@ bs_builder_finish(const uint8_t *s, uint64_t m, uint32_t k, uint8_t *out)
 	uint32_t	flags = bs_load32(s + BS_OFF_P3);
 	bool		blocked = (flags & BS_BUILDER_BLOCKED) != 0;
 
-	bs_bloom_init_layout(out, m, k, bs_builder_layout(s), s[BS_OFF_FAMILY], bs_load64(s + 8));
+	bs_bloom_init_layout(out, m, k, bs_builder_layout(s), s[BS_OFF_FAMILY], bs_load64(s + BS_OFF_SEED));
 	if (flags & BS_BUILDER_DENSE)
 	{
 		uint64_t	M = bs_load64(s + BS_OFF_P1);
@@ -867,7 +868,7 @@ bs_builder_finish_counting(const uint8_t *s, uint64_t m, uint32_t k,
 {
 	bs_cbloom	c;
 
-	bs_cbloom_init(out, m, k, bits, s[BS_OFF_FAMILY], bs_load64(s + 8));
+	bs_cbloom_init(out, m, k, bits, s[BS_OFF_FAMILY], bs_load64(s + BS_OFF_SEED));
 	bs_cbloom_view(out, &c);
 	FOR_EACH_ENTRY(s, h, n, bs_cbloom_add_hash(&c, h, n));
 }

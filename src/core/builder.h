@@ -38,8 +38,8 @@
  * final function makes a counting filter of the same shape, so
  * cbloom_agg(x)::bloom equals bloom_agg(x).  A counting state has no dense
  * phase (a foldable filter of counters would take 4 to 8 times the memory):
- * past BS_BUILDER_EXACT_LIMIT distinct values adding fails, and the caller
- * says to pass a capacity.
+ * past BS_BUILDER_EXACT_LIMIT distinct values adding fails with an error
+ * that says to pass a capacity.
  *
  * Header use: p1 = table slots (exact) or bits (dense); p2 = hashes (dense)
  * or, counting, the count of the zero hash; p3 = flags; n = distinct hashes
@@ -106,12 +106,11 @@ bool		bs_builder_same_target(const uint8_t *state, bool fixed,
 								   uint64_t capacity, double fpr);
 
 /*
- * Add one hash; returns the state, a new buffer when it had to grow, or NULL
- * (state unchanged) for a counting state that is full: then
- * bs_builder_full_error() says why.
+ * Add one hash: on success *state is the state or the new buffer it grew
+ * into; a counting state that is full is BS_ERR_LIMIT (*state unchanged).
  */
-uint8_t    *bs_builder_add(uint8_t *state, uint64_t h, const bs_allocator *a);
-bs_status	bs_builder_full_error(bs_error *err);
+bs_status	bs_builder_add(uint8_t **state, uint64_t h, const bs_allocator *a,
+						   bs_error *err);
 bool		bs_builder_is_counting(const uint8_t *state);
 
 /*
@@ -153,18 +152,18 @@ size_t		bs_builder_batch_scratch(const uint8_t *state, size_t n);
 /*
  * Add h[0..n) (reordered in place) using scratch_words words of scratch
  * (bs_builder_batch_scratch(state, n) is enough to sort everything; less
- * still gives the same state, more slowly).  Returns the state, a new buffer
- * when it grew (intermediate buffers go to a->release when it is set), or
- * NULL for a counting state that is full, as bs_builder_add does.
+ * still gives the same state, more slowly).  On success *state is the state
+ * or the new buffer it grew into (intermediate buffers go to a->release when
+ * it is set); a counting state that is full is BS_ERR_LIMIT, as in
+ * bs_builder_add (*state unchanged).
  */
-uint8_t    *bs_builder_add_batch(uint8_t *state, uint64_t *h, size_t n,
+bs_status	bs_builder_add_batch(uint8_t **state, uint64_t *h, size_t n,
 								 uint64_t *scratch, size_t scratch_words,
-								 const bs_allocator *a);
+								 const bs_allocator *a, bs_error *err);
 
-/* dst += src (src unchanged); returns dst or a new buffer, NULL on error. */
-uint8_t    *bs_builder_merge(uint8_t *dst, const uint8_t *src,
-							 const bs_allocator *a, bs_error *err,
-							 bs_status *status);
+/* *dst += src (src unchanged): on success *dst is dst or a new buffer; on error *dst is unchanged. */
+bs_status	bs_builder_merge(uint8_t **dst, const uint8_t *src,
+							 const bs_allocator *a, bs_error *err);
 
 /* Shape of the final filter, then the filter itself into bs_bloom_size(m) bytes. */
 void		bs_builder_result_shape(const uint8_t *state, uint64_t *m, uint32_t *k);

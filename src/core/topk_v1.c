@@ -123,12 +123,14 @@ regrow(const bs_topk1 *t, uint64_t extra, const bs_allocator *a, size_t *len)
 	return out;
 }
 
-uint8_t *
-bs_topk1_add(uint8_t *buf, size_t *len, uint64_t h, const uint8_t *key,
+bs_status
+bs_topk1_add(uint8_t **bufp, size_t *len, uint64_t h, const uint8_t *key,
 			uint32_t keylen, uint8_t family, uint64_t count,
-			const bs_allocator *a, bs_error *err, bs_status *status)
+			const bs_allocator *a, bs_error *err)
 {
+	uint8_t    *buf = *bufp;
 	bs_topk1		t;
+	bs_status	st;
 	uint64_t	est,
 				min_count = UINT64_MAX,
 				min_hash = 0;
@@ -136,33 +138,23 @@ bs_topk1_add(uint8_t *buf, size_t *len, uint64_t h, const uint8_t *key,
 				target,
 				min_i = 0;
 
-	*status = BS_OK;
 	if (keylen > BS_TOPK_MAX_KEY)
-	{
-		*status = bs_fail(err, BS_ERR_LIMIT,
-						  "a topk value of %u bytes is longer than the %d bytes a tracked value may have",
-						  keylen, BS_TOPK_MAX_KEY);
-		return NULL;
-	}
+		return bs_fail(err, BS_ERR_LIMIT,
+					   "a topk value of %u bytes is longer than the %d bytes a tracked value may have",
+					   keylen, BS_TOPK_MAX_KEY);
 	if (family == BS_FAMILY_NONE || family > BS_FAMILY_MAX || !bs_family_key_length_fits(family, keylen))
-	{
-		*status = bs_fail(err, BS_ERR_PARAM,
-						  "a topk key of %u bytes is not a canonical %s key", keylen,
-						  bs_family_name(family));
-		return NULL;
-	}
+		return bs_fail(err, BS_ERR_PARAM,
+					   "a topk key of %u bytes is not a canonical %s key", keylen,
+					   bs_family_name(family));
 	if (!bs_family_compatible(buf[BS_OFF_FAMILY], family))
-	{
-		*status = bs_fail(err, BS_ERR_FAMILY,
-						  "cannot add a %s key to a topk sketch of %s keys",
-						  bs_family_name(family), bs_family_name(buf[BS_OFF_FAMILY]));
-		return NULL;
-	}
+		return bs_fail(err, BS_ERR_FAMILY,
+					   "cannot add a %s key to a topk sketch of %s keys",
+					   bs_family_name(family), bs_family_name(buf[BS_OFF_FAMILY]));
 	if (count == 0)
-		return buf;				/* nothing counted, nothing to track */
+		return BS_OK;			/* nothing counted, nothing to track */
 	bs_topk1_view(buf, *len, &t);
-	if ((*status = bs_cms_add_estimate(&t.cms, h, count, &est, err)) != BS_OK)
-		return NULL;
+	if ((st = bs_cms_add_estimate(&t.cms, h, count, &est, err)) != BS_OK)
+		return st;
 
 	for (i = 0; i < t.ncand; i++)
 	{
@@ -173,7 +165,7 @@ bs_topk1_add(uint8_t *buf, size_t *len, uint64_t h, const uint8_t *key,
 		if (sh == h)
 		{
 			bs_store64((uint8_t *) s + 8, est);
-			return buf;
+			return BS_OK;
 		}
 		/* the weakest candidate: lowest estimate, then highest hash */
 		if (c < min_count || (c == min_count && sh > min_hash))
@@ -188,7 +180,7 @@ bs_topk1_add(uint8_t *buf, size_t *len, uint64_t h, const uint8_t *key,
 	else if (est > min_count)
 		target = min_i;
 	else
-		return buf;
+		return BS_OK;
 
 	if ((uint64_t) t.heap_used + keylen > t.heap_cap)
 	{
@@ -202,7 +194,8 @@ bs_topk1_add(uint8_t *buf, size_t *len, uint64_t h, const uint8_t *key,
 	if (target == t.ncand)
 		t.ncand++;
 	store_counts(&t);
-	return buf;
+	*bufp = buf;
+	return BS_OK;
 }
 
 /* Candidates being ranked: estimate first (highest), then hash (lowest). */
@@ -317,14 +310,14 @@ bs_topk1_compact(const uint8_t *buf, size_t len, const bs_allocator *a, size_t *
 	return write_canonical(buf, t.cms.counters, r, n, a, outlen);
 }
 
-uint8_t *
+bs_status
 bs_topk1_merge(const uint8_t *dst, size_t dlen, const uint8_t *src, size_t slen,
-			  const bs_allocator *a, size_t *outlen, bs_error *err,
-			  bs_status *status)
+			  const bs_allocator *a, uint8_t **out, size_t *outlen, bs_error *err)
 {
 	bs_topk1		d,
 				s;
 	bs_cms		sum;
+	bs_status	st;
 	uint8_t    *tmp;
 	ranked	   *r;
 	size_t		n = 0,
@@ -335,27 +328,24 @@ bs_topk1_merge(const uint8_t *dst, size_t dlen, const uint8_t *src, size_t slen,
 	bs_topk1_view((uint8_t *) dst, dlen, &d);
 	bs_topk1_view((uint8_t *) src, slen, &s);
 	if (d.k != s.k)
-	{
-		*status = bs_fail(err, BS_ERR_SHAPE,
-						  "cannot merge topk sketches that track different numbers of items: k = %u and k = %u",
-						  d.k, s.k);
-		return NULL;
-	}
+		return bs_fail(err, BS_ERR_SHAPE,
+					   "cannot merge topk sketches that track different numbers of items: k = %u and k = %u",
+					   d.k, s.k);
 	if (d.cms.width != s.cms.width || d.cms.depth != s.cms.depth || d.cms.seed != s.cms.seed)
 	{
-		*status = bs_fail(err, BS_ERR_SHAPE,
-						  "cannot merge topk sketches of different shapes: width %" PRIu64 " and depth %u (seed %" PRIu64 ") and width %" PRIu64 " and depth %u (seed %" PRIu64 ")",
-						  d.cms.width, d.cms.depth, d.cms.seed, s.cms.width, s.cms.depth, s.cms.seed);
+		st = bs_fail(err, BS_ERR_SHAPE,
+					 "cannot merge topk sketches of different shapes: width %" PRIu64 " and depth %u (seed %" PRIu64 ") and width %" PRIu64 " and depth %u (seed %" PRIu64 ")",
+					 d.cms.width, d.cms.depth, d.cms.seed, s.cms.width, s.cms.depth, s.cms.seed);
 		bs_error_hint(err, "Merge sketches built with the same epsilon and delta.");
-		return NULL;
+		return st;
 	}
 	/* The counters: dst's plus src's, checked as count-min sketches. */
 	cbytes = counters_bytes(d.cms.width, d.cms.depth);
 	tmp = a->alloc(a->ctx, (size_t) (BS_HEADER_SIZE + cbytes));
 	memcpy(tmp, dst, (size_t) (BS_HEADER_SIZE + cbytes));
 	bs_cms_view(tmp, &sum);
-	if ((*status = bs_cms_merge(&sum, &s.cms, err)) != BS_OK)
-		return NULL;
+	if ((st = bs_cms_merge(&sum, &s.cms, err)) != BS_OK)
+		return st;
 
 	/*
 	 * The candidates of both, once each, ranked by the merged estimates: sort
@@ -382,7 +372,8 @@ bs_topk1_merge(const uint8_t *dst, size_t dlen, const uint8_t *src, size_t slen,
 	for (i = 0; i < total; i++)
 		if (n == 0 || r[n - 1].hash != r[i].hash)
 			r[n++] = r[i];
-	return write_canonical(tmp, sum.counters, r, n, a, outlen);
+	*out = write_canonical(tmp, sum.counters, r, n, a, outlen);
+	return BS_OK;
 }
 
 static void

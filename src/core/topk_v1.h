@@ -69,18 +69,18 @@ void		bs_topk1_item_at(const bs_topk1 *t, uint32_t i, bs_topk1_item *it);
 
 /*
  * Add count for the item with hash h and canonical bytes key[0..len) of the
- * given key family (the value takes the family if it had none).  Returns the
- * value, a new buffer (*len updated) when the key bytes needed room; NULL
- * with *status set on error (nothing changed).
+ * given key family (the value takes the family if it had none).  On success
+ * *buf is the value or a new buffer (*len updated) when the key bytes needed
+ * room; on error nothing is changed.
  */
-uint8_t    *bs_topk1_add(uint8_t *buf, size_t *len, uint64_t h, const uint8_t *key,
+bs_status	bs_topk1_add(uint8_t **buf, size_t *len, uint64_t h, const uint8_t *key,
 						uint32_t keylen, uint8_t family, uint64_t count,
-						const bs_allocator *a, bs_error *err, bs_status *status);
+						const bs_allocator *a, bs_error *err);
 
-/* A new canonical value holding dst + src (neither changed); NULL on error. */
-uint8_t    *bs_topk1_merge(const uint8_t *dst, size_t dlen, const uint8_t *src,
-						  size_t slen, const bs_allocator *a, size_t *outlen,
-						  bs_error *err, bs_status *status);
+/* A new canonical value holding dst + src (neither changed) into *out, *outlen on success. */
+bs_status	bs_topk1_merge(const uint8_t *dst, size_t dlen, const uint8_t *src,
+						  size_t slen, const bs_allocator *a, uint8_t **out,
+						  size_t *outlen, bs_error *err);
 
 /* The canonical form of a value, in a new buffer. */
 uint8_t    *bs_topk1_compact(const uint8_t *buf, size_t len, const bs_allocator *a,

@@ -197,7 +197,6 @@ build(const int64_t *keys, size_t n, uint64_t width, uint32_t depth, uint32_t k,
 	uint8_t    *buf,
 			   *out;
 	bs_error	err;
-	bs_status	st;
 	size_t		i;
 
 	if (bs_topk1_size(width, depth, k, INITIAL_KEY_BYTES, &total, &err) != BS_OK)
@@ -211,9 +210,9 @@ build(const int64_t *keys, size_t n, uint64_t width, uint32_t depth, uint32_t k,
 		uint8_t    *r;
 
 		bs_store64(kb, (uint64_t) keys[i]);
-		r = bs_topk1_add(buf, &cur, bs_hash_bytes(kb, 8, BS_DEFAULT_SEED), kb, 8,
-						 BS_FAMILY_INTEGER, 1, &alloc, &err, &st);
-		if (r == NULL)
+		r = buf;
+		if (bs_topk1_add(&r, &cur, bs_hash_bytes(kb, 8, BS_DEFAULT_SEED), kb, 8,
+						 BS_FAMILY_INTEGER, 1, &alloc, &err) != BS_OK)
 			die("bs_topk1_add", err.msg);
 		if (r != buf)
 		{
@@ -326,11 +325,10 @@ main(int argc, char **argv)
 			}
 			else
 			{
-				bs_status	st;
 				size_t		mlen;
-				uint8_t    *m = bs_topk1_merge(state, slen, day, dlen, &alloc, &mlen, &err, &st);
+				uint8_t    *m;
 
-				if (m == NULL)
+				if (bs_topk1_merge(state, slen, day, dlen, &alloc, &m, &mlen, &err) != BS_OK)
 					die("bs_topk1_merge", err.msg);
 				pool_free_all_but(&mem, &m, 1);	/* state, day and the merge's scratch */
 				state = m;

@@ -276,9 +276,10 @@ same_target(const bs_header *h, uint8_t family)
 static uint8_t *
 add_ok(uint8_t *s, uint64_t hash, const char *what)
 {
-	uint8_t    *t = bs_builder_add(s, hash, &fz_allocator);
+	uint8_t    *t = s;
+	bs_status	st = bs_builder_add(&t, hash, &fz_allocator, NULL);
 
-	FZ_CHECK(t != NULL, "%s: a state with room refused a hash", what);
+	FZ_CHECK(st == BS_OK, "%s: a state with room refused a hash", what);
 	return t;
 }
 
@@ -286,11 +287,11 @@ static uint8_t *
 merge_ok(const uint8_t *dst, const uint8_t *src, const char *what)
 {
 	bs_error	err;
-	bs_status	st = BS_OK;
-	uint8_t    *r = bs_builder_merge(fz_dup(dst, bs_builder_size(dst)), src, &fz_allocator, &err, &st);
+	uint8_t    *r = fz_dup(dst, bs_builder_size(dst));
+	bs_status	st = bs_builder_merge(&r, src, &fz_allocator, &err);
 
-	FZ_CHECK(r != NULL && st == BS_OK, "%s: merge of states of one target failed (%d): %s",
-			 what, (int) st, r == NULL ? err.msg : "");
+	FZ_CHECK(st == BS_OK, "%s: merge of states of one target failed (%d): %s",
+			 what, (int) st, st != BS_OK ? err.msg : "");
 	check_state(r, what);
 	return r;
 }
@@ -301,10 +302,10 @@ merge_refused(const uint8_t *dst, const uint8_t *src, bs_status want, const char
 	size_t		len = bs_builder_size(dst);
 	uint8_t    *d = fz_dup(dst, len);
 	bs_error	err;
-	bs_status	st = BS_OK;
-	uint8_t    *r = bs_builder_merge(d, src, &fz_allocator, &err, &st);
+	uint8_t    *r = d;
+	bs_status	st = bs_builder_merge(&r, src, &fz_allocator, &err);
 
-	FZ_CHECK(r == NULL, "%s: merge of states of different targets succeeded", what);
+	FZ_CHECK(st != BS_OK && r == d, "%s: merge of states of different targets succeeded", what);
 	fz_check_error(st, want, &err, what);
 	FZ_CHECK(memcmp(d, dst, len) == 0, "%s: a refused merge changed its destination", what);
 }

@@ -265,15 +265,16 @@ add_checked(const uint8_t *buf, size_t len, size_t *outlen, const uint8_t *key, 
 	bs_status	st = BS_OK;
 	bs_topk1	t;
 
-	res = bs_topk1_add(v, &vlen, h, key, keylen, family, count, &fz_allocator, &err, &st);
+	res = v;
+	st = bs_topk1_add(&res, &vlen, h, key, keylen, family, count, &fz_allocator, &err);
 	if (want != BS_OK)
 	{
-		FZ_CHECK(res == NULL, "%s: a refused add returned a value", what);
+		FZ_CHECK(st != BS_OK && res == v, "%s: a refused add returned a value", what);
 		fz_check_error(st, want, &err, what);
 		FZ_CHECK(vlen == len && memcmp(v, buf, len) == 0, "%s: a refused add changed the value", what);
 		return NULL;
 	}
-	if (res == NULL)
+	if (st != BS_OK)
 	{
 		/* only the total's limit may refuse a valid add */
 		fz_check_error(st, BS_ERR_LIMIT, &err, what);
@@ -293,13 +294,13 @@ merge_checked(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen, size
 			  const char *what)
 {
 	bs_error	err;
-	bs_status	st = BS_OK;
 	uint8_t    *a2 = fz_dup(a, alen),
 			   *b2 = fz_dup(b, blen),
-			   *m = bs_topk1_merge(a2, alen, b2, blen, &fz_allocator, outlen, &err, &st);
+			   *m = NULL;
+	bs_status	st = bs_topk1_merge(a2, alen, b2, blen, &fz_allocator, &m, outlen, &err);
 
 	FZ_CHECK(memcmp(a2, a, alen) == 0 && memcmp(b2, b, blen) == 0, "%s: a merge changed a source", what);
-	if (m == NULL)
+	if (st != BS_OK)
 	{
 		/* two valid values of one shape: only the total's limit may refuse */
 		fz_check_error(st, BS_ERR_LIMIT, &err, what);
@@ -315,11 +316,11 @@ merge_refused(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen, bs_s
 			  const char *what)
 {
 	bs_error	err;
-	bs_status	st = BS_OK;
 	size_t		outlen = 0;
-	uint8_t    *m = bs_topk1_merge(a, alen, b, blen, &fz_allocator, &outlen, &err, &st);
+	uint8_t    *m = NULL;
+	bs_status	st = bs_topk1_merge(a, alen, b, blen, &fz_allocator, &m, &outlen, &err);
 
-	FZ_CHECK(m == NULL, "%s: merge succeeded", what);
+	FZ_CHECK(st != BS_OK && m == NULL, "%s: merge succeeded", what);
 	fz_check_error(st, want, &err, what);
 }
 

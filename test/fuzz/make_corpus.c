@@ -218,6 +218,13 @@ make_bloom(void)
 
 /* ---- bloom_agg_state ---- */
 
+static void
+add_hash(uint8_t **s, uint64_t h)
+{
+	if (bs_builder_add(s, h, &alloc, NULL) != BS_OK)
+		die("state full%s", "");
+}
+
 static uint8_t *
 add_hashes(uint8_t *s, int n, bool zero, int repeat)
 {
@@ -226,16 +233,14 @@ add_hashes(uint8_t *s, int n, bool zero, int repeat)
 
 	if (zero)
 		for (j = 0; j < repeat; j++)
-			s = bs_builder_add(s, 0, &alloc);
+			add_hash(&s, 0);
 	for (i = 0; i < n; i++)
 	{
 		uint64_t	h = next();
 
 		for (j = 0; j < repeat; j++)
-			s = bs_builder_add(s, h, &alloc);
+			add_hash(&s, h);
 	}
-	if (s == NULL)
-		die("state full%s", "");
 	return s;
 }
 
@@ -265,7 +270,7 @@ state_counting(const char *name, double fpr, uint8_t family, int n, bool zero, i
 		uint64_t	h = next();
 
 		for (i = 0; i < saturated; i++)
-			s = bs_builder_add(s, h, &alloc);
+			add_hash(&s, h);
 	}
 	keep(BS_KIND_BLOOM_STATE, name, s, bs_builder_size(s));
 }
@@ -409,12 +414,10 @@ topk(const char *name, uint64_t width, uint32_t depth, uint32_t k, uint64_t heap
 					item = a < b ? a : b;
 		uint32_t	klen = key_for(family, item, key);
 		bs_error	err;
-		bs_status	st;
 		uint64_t	count = (i == 0 && bigcount) ? bigcount : 1 + below(3);
 
-		buf = bs_topk1_add(buf, &len, bs_hash_bytes(key, klen, seed), key, klen, family, count,
-						  &alloc, &err, &st);
-		if (buf == NULL)
+		if (bs_topk1_add(&buf, &len, bs_hash_bytes(key, klen, seed), key, klen, family, count,
+						 &alloc, &err) != BS_OK)
 			die("topk add: %s", err.msg);
 	}
 	if (canonical)

@@ -77,8 +77,9 @@ add_all(uint8_t *s, const uint64_t *h, size_t n)
 
 	for (i = 0; i < n; i++)
 	{
-		uint8_t    *t = bs_builder_add(s, h[i], &alloc);
+		uint8_t    *t = s;
 
+		(void) bs_builder_add(&t, h[i], &alloc, NULL);
 		if (t != s)
 			arena_drop(&the_arena, s);	/* grown or turned dense: the old state is dead */
 		s = t;
@@ -295,11 +296,11 @@ test_split_merge(void)
 		for (i = 0; i < n; i++)
 		{
 			p = (int) unit_below(&r, (uint64_t) parts);
-			st[p] = bs_builder_add(st[p], h[i], &alloc);
+			(void) bs_builder_add(&st[p], h[i], &alloc, NULL);
 			if (unit_below(&r, 10) == 0)
 			{
 				p = (int) unit_below(&r, (uint64_t) parts);
-				st[p] = bs_builder_add(st[p], h[i], &alloc);
+				(void) bs_builder_add(&st[p], h[i], &alloc, NULL);
 			}
 		}
 		/* several merge orders: left folds over random permutations, then a tree */
@@ -328,9 +329,10 @@ test_split_merge(void)
 							s2,
 							s3;
 
-				l = bs_builder_merge(l, st[1], &alloc, NULL, &s1);
-				rr = bs_builder_merge(rr, st[3], &alloc, NULL, &s2);
-				acc = bs_builder_merge(l, rr, &alloc, NULL, &s3);
+				s1 = bs_builder_merge(&l, st[1], &alloc, NULL);
+				s2 = bs_builder_merge(&rr, st[3], &alloc, NULL);
+				acc = l;
+				s3 = bs_builder_merge(&acc, rr, &alloc, NULL);
 				if (s1 != BS_OK || s2 != BS_OK || s3 != BS_OK)
 					acc = NULL;
 			}
@@ -345,7 +347,7 @@ test_split_merge(void)
 					bs_status	s;
 
 					memcpy(before, src, slen);
-					acc = bs_builder_merge(acc, src, &alloc, NULL, &s);
+					s = bs_builder_merge(&acc, src, &alloc, NULL);
 					if (s != BS_OK)
 						acc = NULL;
 					if (memcmp(before, src, slen) != 0)
@@ -440,7 +442,7 @@ test_auto_exact_sizes(void)
 		CHECK(exact_at_limit && bs_validate(s, bs_builder_size(s), BS_KIND_BLOOM_STATE, true, NULL, NULL) == BS_OK,
 			  "a state of exactly 2^20 = %" PRIu64 " distinct hashes (added twice) is still exact, with %" PRIu64 " slots, and validates",
 			  BS_BUILDER_EXACT_LIMIT, bs_load64(s + BS_OFF_P1));
-		s = bs_builder_add(s, h[BS_BUILDER_EXACT_LIMIT], &alloc);
+		(void) bs_builder_add(&s, h[BS_BUILDER_EXACT_LIMIT], &alloc, NULL);
 		CHECK((flags_of(s) & BS_BUILDER_DENSE) && bs_validate(s, bs_builder_size(s), BS_KIND_BLOOM_STATE, true, NULL, NULL) == BS_OK,
 			  "the 2^20 + 1st distinct hash turns it dense (%" PRIu64 " bits, k = %u) and it validates",
 			  bs_load64(s + BS_OFF_P1), bs_load32(s + BS_OFF_P2));
@@ -543,8 +545,10 @@ test_exact_dense_merge(void)
 	memcpy(dense_before, dense, dlen);
 	memcpy(exact_before, exact, elen);
 
-	m1 = bs_builder_merge(copy_state(dense), exact, &alloc, NULL, &s1);
-	m2 = bs_builder_merge(copy_state(exact), dense, &alloc, NULL, &s2);
+	m1 = copy_state(dense);
+	s1 = bs_builder_merge(&m1, exact, &alloc, NULL);
+	m2 = copy_state(exact);
+	s2 = bs_builder_merge(&m2, dense, &alloc, NULL);
 	CHECK(s1 == BS_OK && s2 == BS_OK && (flags_of(dense) & BS_BUILDER_DENSE) && !(flags_of(exact) & BS_BUILDER_DENSE) &&
 		  m1 && m2 && (flags_of(m2) & BS_BUILDER_DENSE),
 		  "merging an exact state (200000 hashes) and a dense one (1100000) works both ways and the result is dense");
@@ -574,8 +578,10 @@ test_exact_dense_merge(void)
 		fw = finish(whole, &lw);
 		a = add_all(new_auto(p, BS_FAMILY_INTEGER), h, 700000);
 		b = add_all(new_auto(p, BS_FAMILY_INTEGER), h + 500000, 700000);
-		ma = bs_builder_merge(copy_state(a), b, &alloc, NULL, &sa);
-		mb = bs_builder_merge(copy_state(b), a, &alloc, NULL, &sb);
+		ma = copy_state(a);
+		sa = bs_builder_merge(&ma, b, &alloc, NULL);
+		mb = copy_state(b);
+		sb = bs_builder_merge(&mb, a, &alloc, NULL);
 		CHECK(sa == BS_OK && sb == BS_OK && !(flags_of(a) & BS_BUILDER_DENSE) && !(flags_of(b) & BS_BUILDER_DENSE) &&
 			  (flags_of(ma) & BS_BUILDER_DENSE) && (flags_of(mb) & BS_BUILDER_DENSE),
 			  "merging two exact states of 700000 hashes (union 1200000) goes dense");
@@ -616,8 +622,8 @@ test_fixed(void)
 		  "fixed state (5000, 0.01) has the bloom_empty shape: %" PRIu64 " bits, k = %u", m, k);
 	for (i = 0; i < 3000; i++)
 	{
-		s = bs_builder_add(s, h[i], &alloc);
-		s = bs_builder_add(s, h[i / 2], &alloc);
+		(void) bs_builder_add(&s, h[i], &alloc, NULL);
+		(void) bs_builder_add(&s, h[i / 2], &alloc, NULL);
 	}
 	f = finish(s, &lf);
 	d = direct_filter(5000, 0.01, BS_FAMILY_UUID, h, 3000, &ld);
@@ -633,7 +639,7 @@ test_fixed(void)
 	s2 = add_all(s2, h, 4000);
 	bs_builder_new_fixed(5000, 0.01, BS_FAMILY_UUID, 0, &alloc, &mf, &err);
 	mf = add_all(mf, h + 4000, 4000);
-	mf = bs_builder_merge(mf, s2, &alloc, &err, &st);
+	st = bs_builder_merge(&mf, s2, &alloc, &err);
 	f = finish(mf, &lf);
 	CHECK(st == BS_OK && same_bytes(f, lf, d, ld), "merging two fixed states of halves gives the same filter as one");
 	{
@@ -689,31 +695,39 @@ test_merge_errors(void)
 	len = bs_builder_size(a1);
 	before = unit_arena_alloc(&the_arena, len);
 	memcpy(before, a1, len);
-	res = bs_builder_merge(a1, a2, &alloc, &err, &st);
-	CHECK(res == NULL && st == BS_ERR_SHAPE && strstr(err.msg, "0.01") && strstr(err.msg, "0.02"),
+	res = a1;
+	st = bs_builder_merge(&res, a2, &alloc, &err);
+	CHECK(res == a1 && st == BS_ERR_SHAPE && strstr(err.msg, "0.01") && strstr(err.msg, "0.02"),
 		  "merging states of fpr 0.01 and 0.02 is BS_ERR_SHAPE naming both (%s)", err.msg);
 	CHECK(memcmp(before, a1, len) == 0, "a failed merge leaves its destination unchanged");
-	res = bs_builder_merge(a1, fx, &alloc, &err, &st);
-	CHECK(res == NULL && st == BS_ERR_SHAPE && strstr(err.msg, "auto-sized") && strstr(err.msg, "capacity 100"),
+	res = a1;
+	st = bs_builder_merge(&res, fx, &alloc, &err);
+	CHECK(res == a1 && st == BS_ERR_SHAPE && strstr(err.msg, "auto-sized") && strstr(err.msg, "capacity 100"),
 		  "merging an auto and a fixed state of the same fpr is BS_ERR_SHAPE (%s)", err.msg);
-	res = bs_builder_merge(fx, a1, &alloc, &err, &st);
-	CHECK(res == NULL && st == BS_ERR_SHAPE, "merging a fixed and an auto state is BS_ERR_SHAPE (%s)", err.msg);
-	res = bs_builder_merge(fx, fx2, &alloc, &err, &st);
-	CHECK(res == NULL && st == BS_ERR_SHAPE, "merging fixed states of capacity 100 and 200 is BS_ERR_SHAPE (%s)", err.msg);
-	CHECK(res == NULL && strstr(err.msg, "100") && strstr(err.msg, "200"),
+	res = fx;
+	st = bs_builder_merge(&res, a1, &alloc, &err);
+	CHECK(res == fx && st == BS_ERR_SHAPE, "merging a fixed and an auto state is BS_ERR_SHAPE (%s)", err.msg);
+	res = fx;
+	st = bs_builder_merge(&res, fx2, &alloc, &err);
+	CHECK(res == fx && st == BS_ERR_SHAPE, "merging fixed states of capacity 100 and 200 is BS_ERR_SHAPE (%s)", err.msg);
+	CHECK(res == fx && strstr(err.msg, "100") && strstr(err.msg, "200"),
 		  "the error for fixed states of capacity 100 and 200 names both capacities (doc/architecture.md, section 4: an ERROR naming both shapes): %s", err.msg);
-	res = bs_builder_merge(ti, sd, &alloc, &err, &st);
-	CHECK(res == NULL && st == BS_ERR_SHAPE, "merging states of seeds 0 and 1 is BS_ERR_SHAPE (%s)", err.msg);
-	res = bs_builder_merge(ti, tt, &alloc, &err, &st);
-	CHECK(res == NULL && st == BS_ERR_FAMILY && strstr(err.msg, "integer") && strstr(err.msg, "text"),
+	res = ti;
+	st = bs_builder_merge(&res, sd, &alloc, &err);
+	CHECK(res == ti && st == BS_ERR_SHAPE, "merging states of seeds 0 and 1 is BS_ERR_SHAPE (%s)", err.msg);
+	res = ti;
+	st = bs_builder_merge(&res, tt, &alloc, &err);
+	CHECK(res == ti && st == BS_ERR_FAMILY && strstr(err.msg, "integer") && strstr(err.msg, "text"),
 		  "merging states of integer and text keys is BS_ERR_FAMILY naming both (%s)", err.msg);
 	{
 		uint8_t    *none = new_auto(0.01, BS_FAMILY_NONE);
 
-		res = bs_builder_merge(none, tt, &alloc, &err, &st);
+		res = none;
+		st = bs_builder_merge(&res, tt, &alloc, &err);
 		CHECK(res != NULL && st == BS_OK && res[BS_OFF_FAMILY] == BS_FAMILY_TEXT,
 			  "merging a text state into an empty NONE state works and takes the text family");
-		res = bs_builder_merge(copy_state(tt), new_auto(0.01, BS_FAMILY_NONE), &alloc, &err, &st);
+		res = copy_state(tt);
+		st = bs_builder_merge(&res, new_auto(0.01, BS_FAMILY_NONE), &alloc, &err);
 		CHECK(res != NULL && st == BS_OK && res[BS_OFF_FAMILY] == BS_FAMILY_TEXT,
 			  "merging an empty NONE state into a text state keeps the text family");
 	}
@@ -809,14 +823,15 @@ add_all_batched(uint8_t *s, const uint64_t *h, size_t n, size_t batch, size_t sc
 					words = scratch ? scratch : bs_builder_batch_scratch(s, c);
 		uint64_t   *copy = malloc(c * sizeof(uint64_t) + 1),
 				   *tmp = malloc(words * sizeof(uint64_t) + 1);
-		uint8_t    *t;
+		uint8_t    *t = s;
+		bs_status	st;
 
 		memcpy(copy, h + i, c * sizeof(uint64_t));
 		batch_caller = s;
-		t = bs_builder_add_batch(s, copy, c, tmp, words, &batch_alloc);
+		st = bs_builder_add_batch(&t, copy, c, tmp, words, &batch_alloc, NULL);
 		free(copy);
 		free(tmp);
-		if (t == NULL)
+		if (st != BS_OK)
 			return NULL;
 		if (t != s)
 			arena_drop(&the_arena, s);

@@ -1564,9 +1564,9 @@ sadd_all(uint8_t *s, const uint64_t *h, size_t n, size_t *at)
 
 	for (i = 0; i < n; i++)
 	{
-		uint8_t    *t = bs_builder_add(s, h[i], &alloc);
+		uint8_t    *t = s;
 
-		if (t == NULL)
+		if (bs_builder_add(&t, h[i], &alloc, NULL) != BS_OK)
 		{
 			if (at)
 				*at = i;
@@ -1788,8 +1788,9 @@ test_builder_split(void)
 	for (i = 0; i < ns; i++)
 	{
 		int			p = (int) unit_below(&r, 3);
-		uint8_t    *t = bs_builder_add(parts[p], stream[i], &alloc);
+		uint8_t    *t = parts[p];
 
+		(void) bs_builder_add(&t, stream[i], &alloc, NULL);
 		if (t != parts[p])
 			arena_drop(&the_arena, parts[p]);
 		parts[p] = t;
@@ -1811,16 +1812,19 @@ test_builder_split(void)
 		if (perm < 6)
 		{
 			acc = copy_state(parts[perms[perm][0]]);
-			acc = bs_builder_merge(acc, parts[perms[perm][1]], &alloc, NULL, &st);
-			if (acc)
-				acc = bs_builder_merge(acc, parts[perms[perm][2]], &alloc, NULL, &st2);
+			st = bs_builder_merge(&acc, parts[perms[perm][1]], &alloc, NULL);
+			if (st == BS_OK)
+				st2 = bs_builder_merge(&acc, parts[perms[perm][2]], &alloc, NULL);
 		}
 		else
 		{
 			/* 0 + (1 + 2) */
-			uint8_t    *right = bs_builder_merge(copy_state(parts[1]), parts[2], &alloc, NULL, &st);
+			uint8_t    *right = copy_state(parts[1]);
 
-			acc = right ? bs_builder_merge(copy_state(parts[0]), right, &alloc, NULL, &st2) : NULL;
+			st = bs_builder_merge(&right, parts[2], &alloc, NULL);
+			acc = st == BS_OK ? copy_state(parts[0]) : NULL;
+			if (acc)
+				st2 = bs_builder_merge(&acc, right, &alloc, NULL);
 		}
 		runs++;
 		for (p = 0; p < 3; p++)
@@ -1851,6 +1855,7 @@ test_builder_counts(void)
 	uint8_t    *a = new_counting(0.01, BS_FAMILY_TEXT),
 			   *b = new_counting(0.01, BS_FAMILY_TEXT),
 			   *plain,
+			   *dst,
 			   *res;
 	int			i;
 	int64_t		sx;
@@ -1876,15 +1881,19 @@ test_builder_counts(void)
 					sbx = find_slot(b, x);
 		bool		before = sy >= 0 && sbx >= 0 && slot_count(b, sy) == 200 && slot_count(b, sbx) == 100 &&
 			bs_load32(b + BS_OFF_P2) == 100;
-		uint8_t    *m1 = bs_builder_merge(copy_state(b), b, &alloc, NULL, &st);
-		int64_t		my = m1 ? find_slot(m1, y) : -1,
-					mx = m1 ? find_slot(m1, x) : -1;
+		uint8_t    *m1 = copy_state(b);
+		int64_t		my,
+					mx;
 
+		st = bs_builder_merge(&m1, b, &alloc, NULL);
+		my = st == BS_OK ? find_slot(m1, y) : -1;
+		mx = st == BS_OK ? find_slot(m1, x) : -1;
 		CHECK(before && st == BS_OK && my >= 0 && mx >= 0 && slot_count(m1, my) == 255 && slot_count(m1, mx) == 200 &&
 			  bs_load32(m1 + BS_OFF_P2) == 200,
 			  "merging a counting state (counts 200, 100 and the hash 0 at 100) with itself adds the counts: 255 (saturated), 200, 200");
 	}
-	res = bs_builder_merge(copy_state(b), a, &alloc, NULL, &st);
+	res = copy_state(b);
+	st = bs_builder_merge(&res, a, &alloc, NULL);
 	sx = res ? find_slot(res, x) : -1;
 	CHECK(res && st == BS_OK && sx >= 0 && slot_count(res, sx) == 255 && bs_load32(res + BS_OFF_P2) == 255 &&
 		  bs_load64(res + BS_OFF_N) == 3,
@@ -1892,18 +1901,21 @@ test_builder_counts(void)
 
 	/* counting and plain states do not merge */
 	bs_builder_new_auto(0.01, BS_FAMILY_TEXT, 0, &alloc, &plain, NULL);
-	res = bs_builder_merge(copy_state(a), plain, &alloc, &err, &st);
-	CHECK(res == NULL && st == BS_ERR_SHAPE && strstr(err.msg, "counting"),
+	res = dst = copy_state(a);
+	st = bs_builder_merge(&res, plain, &alloc, &err);
+	CHECK(res == dst && st == BS_ERR_SHAPE && strstr(err.msg, "counting"),
 		  "merging a plain state into a counting one is BS_ERR_SHAPE (%s)", err.msg);
-	res = bs_builder_merge(plain, a, &alloc, &err, &st);
-	CHECK(res == NULL && st == BS_ERR_SHAPE && strstr(err.msg, "counting"),
+	res = plain;
+	st = bs_builder_merge(&res, a, &alloc, &err);
+	CHECK(res == plain && st == BS_ERR_SHAPE && strstr(err.msg, "counting"),
 		  "merging a counting state into a plain one is BS_ERR_SHAPE (%s)", err.msg);
 	{
 		uint8_t    *fixed;
 
 		bs_builder_new_fixed(100, 0.01, BS_FAMILY_TEXT, 0, &alloc, &fixed, NULL);
-		res = bs_builder_merge(copy_state(a), fixed, &alloc, &err, &st);
-		CHECK(res == NULL && st == BS_ERR_SHAPE, "merging a fixed state into a counting one is BS_ERR_SHAPE (%s)", err.msg);
+		res = dst = copy_state(a);
+		st = bs_builder_merge(&res, fixed, &alloc, &err);
+		CHECK(res == dst && st == BS_ERR_SHAPE, "merging a fixed state into a counting one is BS_ERR_SHAPE (%s)", err.msg);
 	}
 	CHECK(bs_builder_is_counting(a) && !bs_builder_is_counting(plain), "bs_builder_is_counting tells them apart");
 	{
@@ -2172,11 +2184,13 @@ test_builder_fuzz(void)
 			{
 				uint64_t	x = q == 0 ? 0 : unit_next(&r);
 
-				s2 = s2 ? bs_builder_add(s2, x, &alloc) : NULL;
+				if (s2 != NULL && bs_builder_add(&s2, x, &alloc, NULL) != BS_OK)
+					s2 = NULL;
 			}
 			if (s2 == NULL || bs_validate(s2, bs_builder_size(s2), BS_KIND_BLOOM_STATE, true, NULL, NULL) != BS_OK)
 				bad_use++;
-			mg = bs_builder_merge(copy_state(c), c, &alloc, NULL, &st);
+			mg = copy_state(c);
+			st = bs_builder_merge(&mg, c, &alloc, NULL);
 			if (mg == NULL || st != BS_OK || bs_validate(mg, bs_builder_size(mg), BS_KIND_BLOOM_STATE, true, NULL, NULL) != BS_OK)
 				bad_use++;
 		}
@@ -2217,19 +2231,22 @@ test_builder_limit(void)
 		return;
 	}
 	slots = bs_load64(s + BS_OFF_P1);
-	t = bs_builder_add(s, h[n - 1], &alloc);
-	st = bs_builder_full_error(&err);
-	CHECK(t == NULL && st == BS_ERR_LIMIT && strstr(err.msg, "1048576") && strstr(err.hint, "capacity") &&
+	t = s;
+	st = bs_builder_add(&t, h[n - 1], &alloc, &err);
+	CHECK(t == s && st == BS_ERR_LIMIT && strstr(err.msg, "1048576") && strstr(err.hint, "capacity") &&
 		  bs_load64(s + BS_OFF_N) == BS_BUILDER_EXACT_LIMIT && bs_load64(s + BS_OFF_P1) == slots,
-		  "the 2^20 + 1st distinct hash returns NULL, the state unchanged; bs_builder_full_error is BS_ERR_LIMIT (%s %s)",
+		  "the 2^20 + 1st distinct hash is BS_ERR_LIMIT naming the limit and a capacity, the state unchanged (%s %s)",
 		  err.msg, err.hint);
-	t = bs_builder_add(s, h[5], &alloc);
-	t = t ? bs_builder_add(t, 0, &alloc) : NULL;
-	CHECK(t == s && find_slot(s, h[5]) >= 0 && slot_count(s, find_slot(s, h[5])) == 2 && bs_load32(s + BS_OFF_P2) == 2,
+	t = s;
+	st = bs_builder_add(&t, h[5], &alloc, &err);
+	if (st == BS_OK)
+		st = bs_builder_add(&t, 0, &alloc, &err);
+	CHECK(st == BS_OK && t == s && find_slot(s, h[5]) >= 0 && slot_count(s, find_slot(s, h[5])) == 2 && bs_load32(s + BS_OFF_P2) == 2,
 		  "a full counting state still counts repeats of hashes it holds (count 2, zero-hash count 2)");
 	one = sadd_all(new_counting(0.05, BS_FAMILY_INTEGER), (uint64_t[]) {h[n - 1]}, 1, NULL);
-	res = bs_builder_merge(s, one, &alloc, &err, &st);
-	CHECK(res == NULL && st == BS_ERR_LIMIT, "merging a new hash into a full counting state is BS_ERR_LIMIT (%s)", err.msg);
+	res = s;
+	st = bs_builder_merge(&res, one, &alloc, &err);
+	CHECK(res == s && st == BS_ERR_LIMIT, "merging a new hash into a full counting state is BS_ERR_LIMIT (%s)", err.msg);
 	free(h);
 	unit_arena_reset(&the_arena);
 }

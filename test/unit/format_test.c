@@ -80,9 +80,9 @@ keep_auto(const char *what, double fpr, uint8_t family, int nhashes, bool zero,
 	if (bs_builder_new_auto(fpr, family, 0, &alloc, &s, NULL) != BS_OK)
 		exit(2);
 	if (zero)
-		s = bs_builder_add(s, 0, &alloc);
+		(void) bs_builder_add(&s, 0, &alloc, NULL);
 	for (i = 0; i < nhashes; i++)
-		s = bs_builder_add(s, unit_next(r), &alloc);
+		(void) bs_builder_add(&s, unit_next(r), &alloc, NULL);
 	keep(what, BS_KIND_BLOOM_STATE, s, bs_builder_size(s));
 	unit_arena_reset(&the_arena);
 }
@@ -97,7 +97,7 @@ keep_fixed(const char *what, double cap, double fpr, uint8_t family, int nhashes
 	if (bs_builder_new_fixed(cap, fpr, family, 0, &alloc, &s, NULL) != BS_OK)
 		exit(2);
 	for (i = 0; i < nhashes; i++)
-		s = bs_builder_add(s, unit_next(r), &alloc);
+		(void) bs_builder_add(&s, unit_next(r), &alloc, NULL);
 	keep(what, BS_KIND_BLOOM_STATE, s, bs_builder_size(s));
 	unit_arena_reset(&the_arena);
 }
@@ -744,7 +744,7 @@ exercise_state(uint8_t *buf, size_t len, unit_rng *r, fuzz_stats *fs)
 	for (i = 0; i < 4; i++)
 	{
 		added[i] = (i == 3) ? 0 : unit_next(r);
-		s = bs_builder_add(s, added[i], &alloc);
+		(void) bs_builder_add(&s, added[i], &alloc, NULL);
 	}
 	if (bs_validate(s, bs_builder_size(s), BS_KIND_BLOOM_STATE, true, NULL, NULL) != BS_OK)
 		fs->bad_revalidate++;

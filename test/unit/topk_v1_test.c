@@ -154,9 +154,10 @@ tk_add(tk *t, const void *key, uint32_t keylen, uint64_t count, bs_error *err)
 	/* keys of a value with no family yet are taken as bytea (any length) */
 	if (family == BS_FAMILY_NONE)
 		family = BS_FAMILY_BYTEA;
-	r = bs_topk1_add(t->buf, &t->len, bs_hash_bytes(key, keylen, tk_seed(t)),
-					(const uint8_t *) key, keylen, family, count, &alloc, err, &st);
-	if (r == NULL)
+	r = t->buf;
+	st = bs_topk1_add(&r, &t->len, bs_hash_bytes(key, keylen, tk_seed(t)),
+					  (const uint8_t *) key, keylen, family, count, &alloc, err);
+	if (st != BS_OK)
 		return st;
 	if (r != old)
 	{
@@ -182,12 +183,13 @@ tk_add_ok(tk *t, const void *key, uint32_t keylen, uint64_t count)
 static bs_status
 tk_merge(const tk *a, const tk *b, tk *out, bs_error *err)
 {
-	bs_status	st = BS_OK;
+	bs_status	st;
 
-	out->buf = bs_topk1_merge(a->buf, a->len, b->buf, b->len, &alloc, &out->len, err, &st);
-	if (out->buf == NULL)
+	out->buf = NULL;
+	st = bs_topk1_merge(a->buf, a->len, b->buf, b->len, &alloc, &out->buf, &out->len, err);
+	if (st != BS_OK)
 		out->len = 0;
-	return out->buf == NULL ? st : BS_OK;
+	return st;
 }
 
 static tk
@@ -1208,7 +1210,8 @@ ref_compare(const tk *a, const tk *b, ref_stats *rs)
 	bs_status	st_got = BS_OK,
 				st_want = BS_OK;
 
-	got.buf = bs_topk1_merge(a->buf, a->len, b->buf, b->len, &alloc, &got.len, &err, &st_got);
+	got.buf = NULL;
+	st_got = bs_topk1_merge(a->buf, a->len, b->buf, b->len, &alloc, &got.buf, &got.len, &err);
 	want.buf = reference_merge_quadratic(a->buf, a->len, b->buf, b->len, &alloc, &want.len, &err, &st_want);
 	rs->merges++;
 	if (got.buf == NULL || want.buf == NULL)

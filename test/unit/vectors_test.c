@@ -889,7 +889,7 @@ build(const record *r, int kind, uint8_t family, const op *ops, int nops,
 		}
 		for (i = 0; i < nops; i++)
 			for (c = 0; c < ops[i].count; c++)
-				if ((s = bs_builder_add(s, ops[i].hash, a)) == NULL)
+				if (bs_builder_add(&s, ops[i].hash, a, NULL) != BS_OK)
 				{
 					snprintf(why, whylen, "bs_builder_add failed");
 					return NULL;
@@ -997,9 +997,8 @@ build(const record *r, int kind, uint8_t family, const op *ops, int nops,
 			bs_topk1_init(buf, width, depth, k, TOPK_INITIAL_KEY_BYTES, family, BS_DEFAULT_SEED);
 			for (i = 0; i < nops; i++)
 			{
-				buf = bs_topk1_add(buf, &len, ops[i].hash, ops[i].key, (uint32_t) ops[i].len,
-								  family, ops[i].count, a, &err, &st);
-				if (buf == NULL)
+				if ((st = bs_topk1_add(&buf, &len, ops[i].hash, ops[i].key, (uint32_t) ops[i].len,
+									   family, ops[i].count, a, &err)) != BS_OK)
 				{
 					snprintf(why, whylen, "bs_topk1_add: %s", err.msg);
 					return NULL;

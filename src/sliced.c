@@ -40,7 +40,6 @@
 #include "access/tableam.h"
 #include "utils/rel.h"
 
-#include "core/growable.h"
 #include "core/probe_ranges.h"
 
 /*
@@ -130,6 +129,7 @@ bs_sketch_arg_lookup(FunctionCallInfo fcinfo, int argno, bs_kind kind, bs_sketch
 	bs_sliced  *s;
 	size_t		len;
 	int32		want[2];
+	bs_header	hd;
 
 	if (!VARATT_IS_EXTERNAL_ONDISK(raw) || (slot = bs_call_slot(fcinfo, argno)) == NULL)
 		goto full;
@@ -165,11 +165,9 @@ bs_sketch_arg_lookup(FunctionCallInfo fcinfo, int argno, bs_kind kind, bs_sketch
 	s->nhave = 2;
 	s->have[0] = want[0];
 	s->have[1] = want[1];
-	/*
-	 * A growable filter (core/growable.h) is read whole: its lookup reads
-	 * every stage, and its check reads each stage's last byte.
-	 */
-	if (kind == BS_KIND_BLOOM && s->buf[BS_OFF_P3] & BS_LAYOUT_GROWABLE)
+	/* a value whose check or lookup reads more than that is read whole */
+	bs_header_read(s->buf, &hd);
+	if (!bs_probe_ranges_suffice(&hd))
 		goto full;
 	BS_TRY(bs_validate(s->buf, len, kind, false, NULL, BS_ERR), ERRCODE_DATA_CORRUPTED);
 

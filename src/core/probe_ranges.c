@@ -80,3 +80,9 @@ bs_probe_ranges(const bs_header *hd, uint64_t h, bs_byte_range *out)
 			return 0;
 	}
 }
+
+bool
+bs_probe_ranges_suffice(const bs_header *hd)
+{
+	return !(hd->kind == BS_KIND_BLOOM && (hd->p3 & BS_LAYOUT_GROWABLE));
+}

@@ -14,6 +14,7 @@
 #ifndef BS_PROBE_RANGES_H
 #define BS_PROBE_RANGES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -40,6 +41,15 @@ typedef struct bs_byte_range
  * per-key lookups.  Every range lies inside the sketch that *hd describes.
  */
 size_t		bs_probe_ranges(const bs_header *hd, uint64_t h, bs_byte_range *out);
+
+/*
+ * Whether the header, the last byte and the ranges of bs_probe_ranges are
+ * all that the quick check (bs_validate, not deep) and a lookup read of a
+ * value with this header (decoded, not yet checked): not for a growable
+ * bloom filter, whose lookup reads every stage and whose check reads each
+ * stage's last byte.
+ */
+bool		bs_probe_ranges_suffice(const bs_header *hd);
 
 /* The same for each kind, called by bs_probe_ranges. */
 size_t		bs_bloom_probe_ranges(const bs_header *hd, uint64_t h, bs_byte_range *out);

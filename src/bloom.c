@@ -258,17 +258,9 @@ contains(FunctionCallInfo fcinfo, int sketch_arg, int key_arg)
 	return found;
 }
 
-Datum
-bloom_contains(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_BOOL(contains(fcinfo, 0, 1));
-}
+BS_FUNCTION_OF(bloom_contains, BoolGetDatum(contains(fcinfo, 0, 1)))
 
-Datum
-bloom_contained(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_BOOL(contains(fcinfo, 1, 0));
-}
+BS_FUNCTION_OF(bloom_contained, BoolGetDatum(contains(fcinfo, 1, 0)))
 
 /*
  * Union of growable filters (core/growable.h), dst our writable copy: in
@@ -364,17 +356,9 @@ merge_new(FunctionCallInfo fcinfo, bool is_union)
 	PG_RETURN_BYTEA_P(v);
 }
 
-Datum
-bloom_union(PG_FUNCTION_ARGS)
-{
-	return merge_new(fcinfo, true);
-}
+BS_FUNCTION_OF(bloom_union, merge_new(fcinfo, true))
 
-Datum
-bloom_intersection(PG_FUNCTION_ARGS)
-{
-	return merge_new(fcinfo, false);
-}
+BS_FUNCTION_OF(bloom_intersection, merge_new(fcinfo, false))
 
 /*
  * Transition and combine function of bloom_union_agg / bloom_intersection_agg:
@@ -408,17 +392,9 @@ merge_trans(FunctionCallInfo fcinfo, bool is_union)
 	PG_RETURN_POINTER(BS_VARLENA_OF(state));
 }
 
-Datum
-bloom_union_trans(PG_FUNCTION_ARGS)
-{
-	return merge_trans(fcinfo, true);
-}
+BS_FUNCTION_OF(bloom_union_trans, merge_trans(fcinfo, true))
 
-Datum
-bloom_intersection_trans(PG_FUNCTION_ARGS)
-{
-	return merge_trans(fcinfo, false);
-}
+BS_FUNCTION_OF(bloom_intersection_trans, merge_trans(fcinfo, false))
 
 static uint64_t
 bits_set(const bs_bloom *b)
@@ -453,17 +429,9 @@ fill_estimate(FunctionCallInfo fcinfo, bool want_fpr)
 	return v;
 }
 
-Datum
-bloom_cardinality(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_FLOAT8(fill_estimate(fcinfo, false));
-}
+BS_FUNCTION_OF(bloom_cardinality, Float8GetDatum(fill_estimate(fcinfo, false)))
 
-Datum
-bloom_fpr(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_FLOAT8(fill_estimate(fcinfo, true));
-}
+BS_FUNCTION_OF(bloom_fpr, Float8GetDatum(fill_estimate(fcinfo, true)))
 
 Datum
 bloom_info(PG_FUNCTION_ARGS)

@@ -104,17 +104,9 @@ add_or_remove(FunctionCallInfo fcinfo, bool add)
 	PG_RETURN_BYTEA_P(v);
 }
 
-Datum
-cbloom_add(PG_FUNCTION_ARGS)
-{
-	return add_or_remove(fcinfo, true);
-}
+BS_FUNCTION_OF(cbloom_add, add_or_remove(fcinfo, true))
 
-Datum
-cbloom_remove(PG_FUNCTION_ARGS)
-{
-	return add_or_remove(fcinfo, false);
-}
+BS_FUNCTION_OF(cbloom_remove, add_or_remove(fcinfo, false))
 
 /* Membership (count = false) or the count bound of the key argument. */
 static uint32_t
@@ -148,11 +140,7 @@ cbloom_contained(PG_FUNCTION_ARGS)
 	PG_RETURN_BOOL(lookup(fcinfo, 1, 0, false) != 0);
 }
 
-Datum
-cbloom_count(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_INT32((int32) lookup(fcinfo, 0, 1, true));
-}
+BS_FUNCTION_OF(cbloom_count, Int32GetDatum((int32) lookup(fcinfo, 0, 1, true)))
 
 /* dst += (or -=) the filter of argument argno, after the shape and family checks. */
 static void
@@ -183,18 +171,10 @@ combined_copy(FunctionCallInfo fcinfo, bool add)
 	return v;
 }
 
-Datum
-cbloom_union(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_BYTEA_P(combined_copy(fcinfo, true));
-}
+BS_FUNCTION_OF(cbloom_union, PointerGetDatum(combined_copy(fcinfo, true)))
 
 /* cbloom_subtract(a, b): a with b's values removed (b a part of a). */
-Datum
-cbloom_subtract(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_BYTEA_P(combined_copy(fcinfo, false));
-}
+BS_FUNCTION_OF(cbloom_subtract, PointerGetDatum(combined_copy(fcinfo, false)))
 
 /* Transition and combine function of cbloom_union_agg, combine of cbloom_agg(x, capacity, fpr): adds in place. */
 Datum

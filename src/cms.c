@@ -161,22 +161,14 @@ combine_new(FunctionCallInfo fcinfo, bs_status (*op) (bs_cms *, const bs_cms *, 
 	PG_RETURN_BYTEA_P(v);
 }
 
-Datum
-cms_union(PG_FUNCTION_ARGS)
-{
-	return combine_new(fcinfo, bs_cms_merge);
-}
+BS_FUNCTION_OF(cms_union, combine_new(fcinfo, bs_cms_merge))
 
 /*
  * cms_subtract(a, b) and a - b: a new sketch, a's counters less b's; exact
  * when b is the sketch of a part of a's stream, an error when the shapes
  * differ or a counter would go below zero.
  */
-Datum
-cms_subtract(PG_FUNCTION_ARGS)
-{
-	return combine_new(fcinfo, bs_cms_subtract);
-}
+BS_FUNCTION_OF(cms_subtract, combine_new(fcinfo, bs_cms_subtract))
 
 /* Transition and combine function of cms_union_agg, and combine of cms_agg: adds in place. */
 Datum
@@ -291,14 +283,6 @@ agg_trans(FunctionCallInfo fcinfo, bool weighted)
 	PG_RETURN_POINTER(BS_VARLENA_OF(s));
 }
 
-Datum
-cms_agg_trans(PG_FUNCTION_ARGS)
-{
-	return agg_trans(fcinfo, false);
-}
+BS_FUNCTION_OF(cms_agg_trans, agg_trans(fcinfo, false))
 
-Datum
-cms_agg_weighted_trans(PG_FUNCTION_ARGS)
-{
-	return agg_trans(fcinfo, true);
-}
+BS_FUNCTION_OF(cms_agg_weighted_trans, agg_trans(fcinfo, true))

@@ -105,6 +105,17 @@ extern void bs_sketch_ref_probe(bs_sketch_ref *ref, uint64_t h);
 extern void **bs_call_slot(FunctionCallInfo fcinfo, int argno);
 
 /*
+ * A SQL function that is one call of a shared body, for instance
+ * BS_FUNCTION_OF(bloom_union, merge_new(fcinfo, true)).
+ */
+#define BS_FUNCTION_OF(name, call) \
+Datum \
+name(PG_FUNCTION_ARGS) \
+{ \
+	return call; \
+}
+
+/*
  * Arguments that several functions share (args.c); each raises the error
  * that names the argument.
  */

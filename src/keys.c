@@ -24,116 +24,6 @@
 
 #include "core/endian.h"
 
-/* Per type: its canonical key bytes (doc/hashing.md, section 1). */
-static void canon_int2(Datum value, bs_key_bytes *kb);
-static void canon_int4(Datum value, bs_key_bytes *kb);
-static void canon_int8(Datum value, bs_key_bytes *kb);
-static void canon_varlena(Datum value, bs_key_bytes *kb);
-static void canon_bpchar(Datum value, bs_key_bytes *kb);
-static void canon_name(Datum value, bs_key_bytes *kb);
-static void canon_cstring(Datum value, bs_key_bytes *kb);
-static void canon_uuid(Datum value, bs_key_bytes *kb);
-static void canon_float4(Datum value, bs_key_bytes *kb);
-static void canon_float8(Datum value, bs_key_bytes *kb);
-static void canon_numeric(Datum value, bs_key_bytes *kb);
-static void canon_date(Datum value, bs_key_bytes *kb);
-static void canon_timestamp(Datum value, bs_key_bytes *kb);
-
-static uint64_t hash_int2(const bs_key_info *ki, Datum value, uint64_t seed);
-static uint64_t hash_int4(const bs_key_info *ki, Datum value, uint64_t seed);
-static uint64_t hash_int8(const bs_key_info *ki, Datum value, uint64_t seed);
-static uint64_t hash_text(const bs_key_info *ki, Datum value, uint64_t seed);
-
-/*
- * The SQL types a sketch takes as keys: a new key type is a row here (and,
- * for its aggregates, a line in sql/src/key_types).  name is how the error
- * hint lists it (NULL: not listed, a type only literals have); hash, when
- * set, is a hasher that reads the value in place and gives what hashing the
- * canonical bytes gives, for the common types.
- */
-static const struct key_type
-{
-	Oid			typid;
-	const char *name;
-	uint8_t		family;
-	bs_key_canonicalizer canonical;
-	bs_key_hasher hash;
-}			key_types[] = {
-	{INT2OID, "smallint", BS_FAMILY_INTEGER, canon_int2, hash_int2},
-	{INT4OID, "integer", BS_FAMILY_INTEGER, canon_int4, hash_int4},
-	{INT8OID, "bigint", BS_FAMILY_INTEGER, canon_int8, hash_int8},
-	{TEXTOID, "text", BS_FAMILY_TEXT, canon_varlena, hash_text},
-	{VARCHAROID, "varchar", BS_FAMILY_TEXT, canon_varlena, hash_text},
-	{BPCHAROID, "char", BS_FAMILY_TEXT, canon_bpchar, NULL},
-	{NAMEOID, "name", BS_FAMILY_TEXT, canon_name, NULL},
-	{UNKNOWNOID, NULL, BS_FAMILY_TEXT, canon_cstring, NULL},
-	{CSTRINGOID, NULL, BS_FAMILY_TEXT, canon_cstring, NULL},
-	{BYTEAOID, "bytea", BS_FAMILY_BYTEA, canon_varlena, hash_text},
-	{UUIDOID, "uuid", BS_FAMILY_UUID, canon_uuid, NULL},
-	{FLOAT4OID, "real", BS_FAMILY_FLOAT, canon_float4, NULL},
-	{FLOAT8OID, "double precision", BS_FAMILY_FLOAT, canon_float8, NULL},
-	{NUMERICOID, "numeric", BS_FAMILY_NUMERIC, canon_numeric, NULL},
-	{DATEOID, "date", BS_FAMILY_DATE, canon_date, NULL},
-	{TIMESTAMPOID, "timestamp", BS_FAMILY_TIMESTAMP, canon_timestamp, NULL},
-	{TIMESTAMPTZOID, "timestamptz", BS_FAMILY_TIMESTAMPTZ, canon_timestamp, NULL},
-};
-
-#define N_KEY_TYPES (sizeof(key_types) / sizeof(key_types[0]))
-
-/* bs_key_canonical, as a hasher: for the types without one of their own. */
-static uint64_t
-hash_canonical(const bs_key_info *ki, Datum value, uint64_t seed)
-{
-	bs_key_bytes kb;
-	uint64_t	h;
-
-	bs_key_canonical(ki, value, &kb);
-	h = bs_hash_bytes(kb.data, kb.len, seed);
-	bs_key_bytes_release(&kb);
-	return h;
-}
-
-void
-bs_key_info_init(bs_key_info *ki, Oid typid)
-{
-	Oid			base = getBaseType(typid);
-	StringInfoData names;
-	size_t		i;
-
-	for (i = 0; i < N_KEY_TYPES; i++)
-		if (key_types[i].typid == base)
-		{
-			ki->typid = base;
-			ki->family = key_types[i].family;
-			ki->canonical = key_types[i].canonical;
-			ki->hash = key_types[i].hash ? key_types[i].hash : hash_canonical;
-			return;
-		}
-	initStringInfo(&names);
-	for (i = 0; i < N_KEY_TYPES; i++)
-		if (key_types[i].name)
-			appendStringInfo(&names, "%s%s", names.len ? ", " : "", key_types[i].name);
-	ereport(ERROR,
-			(errcode(ERRCODE_DATATYPE_MISMATCH),
-			 errmsg("type %s is not supported as a sketch key",
-					format_type_be(typid)),
-			 errhint("Supported key types: %s. Cast other values to one of them, for example to text.",
-					 names.data)));
-}
-
-void
-bs_check_family(uint8_t sketch_family, const bs_key_info *ki, const char *sketch_kind)
-{
-	if (sketch_family != BS_FAMILY_NONE && sketch_family != ki->family)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATATYPE_MISMATCH),
-				 errmsg("key of type %s (family %s) does not match the %s, whose keys are of family %s",
-						format_type_be(ki->typid), bs_family_name(ki->family),
-						sketch_kind, bs_family_name(sketch_family)),
-				 errhint("Cast the value to the type the %s was built from.",
-						 sketch_kind)));
-}
-
 /* int64 as 8 little-endian bytes in kb's buffer. */
 static void
 bytes_int64(int64 v, bs_key_bytes *kb)
@@ -200,38 +90,46 @@ bytes_float(double d, bs_key_bytes *kb)
 	kb->len = 8;
 }
 
-static void
-canon_int2(Datum value, bs_key_bytes *kb)
-{
-	bytes_int64(DatumGetInt16(value), kb);
+/*
+ * The canonical bytes of each supported type, one function a type (the
+ * bs_key_info's canonicalizer): integers, dates and timestamps as the int64
+ * of their value (timestamp and timestamptz: microseconds since 2000-01-01,
+ * UTC), floats as a double (bytes_float), text, varchar and bytea as their
+ * bytes, char(n) without its trailing blanks (as char comparison ignores
+ * them).
+ */
+#define CANON_VIA(name, bytes_fn, get) \
+static void \
+name(Datum value, bs_key_bytes *kb) \
+{ \
+	bytes_fn(get(value), kb); \
 }
 
-static void
-canon_int4(Datum value, bs_key_bytes *kb)
-{
-	bytes_int64(DatumGetInt32(value), kb);
-}
+#define AS_DOUBLE_FLOAT4(v) ((double) DatumGetFloat4(v))
+#define IDENTITY(v) (v)
 
-static void
-canon_int8(Datum value, bs_key_bytes *kb)
-{
-	bytes_int64(DatumGetInt64(value), kb);
-}
+CANON_VIA(canon_int2, bytes_int64, DatumGetInt16)
+CANON_VIA(canon_int4, bytes_int64, DatumGetInt32)
+CANON_VIA(canon_int8, bytes_int64, DatumGetInt64)
+CANON_VIA(canon_date, bytes_int64, DatumGetDateADT)
+CANON_VIA(canon_timestamp, bytes_int64, DatumGetTimestamp)
+CANON_VIA(canon_float4, bytes_float, AS_DOUBLE_FLOAT4)
+CANON_VIA(canon_float8, bytes_float, DatumGetFloat8)
+CANON_VIA(canon_numeric, bytes_numeric, IDENTITY)
 
-/* text, varchar, bytea: their bytes */
 static void
 canon_varlena(Datum value, bs_key_bytes *kb)
 {
 	bytes_varlena(value, false, kb);
 }
 
-/* char(n): without its trailing blanks, as char comparison ignores them */
 static void
 canon_bpchar(Datum value, bs_key_bytes *kb)
 {
 	bytes_varlena(value, true, kb);
 }
 
+/* name and an untyped literal or cstring: the characters of the string */
 static void
 canon_name(Datum value, bs_key_bytes *kb)
 {
@@ -241,7 +139,6 @@ canon_name(Datum value, bs_key_bytes *kb)
 	kb->len = strnlen(s, NAMEDATALEN);
 }
 
-/* an untyped literal or a cstring: its text */
 static void
 canon_cstring(Datum value, bs_key_bytes *kb)
 {
@@ -256,37 +153,6 @@ canon_uuid(Datum value, bs_key_bytes *kb)
 {
 	kb->data = DatumGetUUIDP(value)->data;
 	kb->len = UUID_LEN;
-}
-
-static void
-canon_float4(Datum value, bs_key_bytes *kb)
-{
-	bytes_float((double) DatumGetFloat4(value), kb);
-}
-
-static void
-canon_float8(Datum value, bs_key_bytes *kb)
-{
-	bytes_float(DatumGetFloat8(value), kb);
-}
-
-static void
-canon_numeric(Datum value, bs_key_bytes *kb)
-{
-	bytes_numeric(value, kb);
-}
-
-static void
-canon_date(Datum value, bs_key_bytes *kb)
-{
-	bytes_int64(DatumGetDateADT(value), kb);
-}
-
-/* timestamp and timestamptz (UTC): microseconds since 2000-01-01 */
-static void
-canon_timestamp(Datum value, bs_key_bytes *kb)
-{
-	bytes_int64(DatumGetTimestamp(value), kb);
 }
 
 void
@@ -434,4 +300,94 @@ bs_key_text(uint8_t family, const uint8_t *data, size_t len)
 			return DatumGetCString(DirectFunctionCall1(timestamptz_out, TimestampTzGetDatum(i)));
 	}
 	return pstrdup("?");
+}
+
+/*
+ * The SQL types a sketch takes as keys: a new key type is a row here (and,
+ * for its aggregates, a line in sql/src/key_types).  name is how the error
+ * hint lists it (NULL: not listed, a type only literals have); hash, when
+ * set, is a hasher that reads the value in place and gives what hashing the
+ * canonical bytes gives, for the common types.
+ */
+static const struct key_type
+{
+	Oid			typid;
+	const char *name;
+	uint8_t		family;
+	bs_key_canonicalizer canonical;
+	bs_key_hasher hash;
+}			key_types[] = {
+	{INT2OID, "smallint", BS_FAMILY_INTEGER, canon_int2, hash_int2},
+	{INT4OID, "integer", BS_FAMILY_INTEGER, canon_int4, hash_int4},
+	{INT8OID, "bigint", BS_FAMILY_INTEGER, canon_int8, hash_int8},
+	{TEXTOID, "text", BS_FAMILY_TEXT, canon_varlena, hash_text},
+	{VARCHAROID, "varchar", BS_FAMILY_TEXT, canon_varlena, hash_text},
+	{BPCHAROID, "char", BS_FAMILY_TEXT, canon_bpchar, NULL},
+	{NAMEOID, "name", BS_FAMILY_TEXT, canon_name, NULL},
+	{UNKNOWNOID, NULL, BS_FAMILY_TEXT, canon_cstring, NULL},
+	{CSTRINGOID, NULL, BS_FAMILY_TEXT, canon_cstring, NULL},
+	{BYTEAOID, "bytea", BS_FAMILY_BYTEA, canon_varlena, hash_text},
+	{UUIDOID, "uuid", BS_FAMILY_UUID, canon_uuid, NULL},
+	{FLOAT4OID, "real", BS_FAMILY_FLOAT, canon_float4, NULL},
+	{FLOAT8OID, "double precision", BS_FAMILY_FLOAT, canon_float8, NULL},
+	{NUMERICOID, "numeric", BS_FAMILY_NUMERIC, canon_numeric, NULL},
+	{DATEOID, "date", BS_FAMILY_DATE, canon_date, NULL},
+	{TIMESTAMPOID, "timestamp", BS_FAMILY_TIMESTAMP, canon_timestamp, NULL},
+	{TIMESTAMPTZOID, "timestamptz", BS_FAMILY_TIMESTAMPTZ, canon_timestamp, NULL},
+};
+
+#define N_KEY_TYPES (sizeof(key_types) / sizeof(key_types[0]))
+
+/* bs_key_canonical, as a hasher: for the types without one of their own. */
+static uint64_t
+hash_canonical(const bs_key_info *ki, Datum value, uint64_t seed)
+{
+	bs_key_bytes kb;
+	uint64_t	h;
+
+	bs_key_canonical(ki, value, &kb);
+	h = bs_hash_bytes(kb.data, kb.len, seed);
+	bs_key_bytes_release(&kb);
+	return h;
+}
+
+void
+bs_key_info_init(bs_key_info *ki, Oid typid)
+{
+	Oid			base = getBaseType(typid);
+	StringInfoData names;
+	size_t		i;
+
+	for (i = 0; i < N_KEY_TYPES; i++)
+		if (key_types[i].typid == base)
+		{
+			ki->typid = base;
+			ki->family = key_types[i].family;
+			ki->canonical = key_types[i].canonical;
+			ki->hash = key_types[i].hash ? key_types[i].hash : hash_canonical;
+			return;
+		}
+	initStringInfo(&names);
+	for (i = 0; i < N_KEY_TYPES; i++)
+		if (key_types[i].name)
+			appendStringInfo(&names, "%s%s", names.len ? ", " : "", key_types[i].name);
+	ereport(ERROR,
+			(errcode(ERRCODE_DATATYPE_MISMATCH),
+			 errmsg("type %s is not supported as a sketch key",
+					format_type_be(typid)),
+			 errhint("Supported key types: %s. Cast other values to one of them, for example to text.",
+					 names.data)));
+}
+
+void
+bs_check_family(uint8_t sketch_family, const bs_key_info *ki, const char *sketch_kind)
+{
+	if (sketch_family != BS_FAMILY_NONE && sketch_family != ki->family)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("key of type %s (family %s) does not match the %s, whose keys are of family %s",
+						format_type_be(ki->typid), bs_family_name(ki->family),
+						sketch_kind, bs_family_name(sketch_family)),
+				 errhint("Cast the value to the type the %s was built from.",
+						 sketch_kind)));
 }

@@ -1,9 +1,10 @@
 /*
  * bloom.c: the SQL type bloom (a Bloom filter) and its functions.
- * The filter itself is src/core/bloom.c; this file turns SQL arguments into
- * core calls and core errors into ereport.  A growable filter
- * (src/core/growable.c) is a bloom value too: each function that reads the
- * bits asks bs_bloom_is_growable first and takes the growable branch.
+ * The filter itself is the core's Bloom layer (src/core/bloom_value.h and
+ * the files it names); this file turns SQL arguments into core calls and
+ * core errors into ereport.  A growable filter (src/core/growable.c) is a
+ * bloom value too: each function that reads the bits asks
+ * bs_bloom_is_growable first and takes the growable branch.
  */
 #include "glue.h"
 
@@ -551,14 +552,10 @@ Datum
 bloom_optimal_bits(PG_FUNCTION_ARGS)
 {
 	double		n = (double) bs_positive_int64_arg(fcinfo, 0, "capacity");
-	uint32_t	layout = bs_layout_arg_or_classic(fcinfo, 2),
-				k;
+	uint32_t	layout = bs_layout_arg_or_classic(fcinfo, 2);
 	uint64_t	m;
 
-	if (layout == BS_LAYOUT_CLASSIC)
-		BS_TRY(bs_bloom_optimal_bits(n, PG_GETARG_FLOAT8(1), &m, BS_ERR), 0);
-	else
-		BS_TRY(bs_bloom_shape_for(n, PG_GETARG_FLOAT8(1), layout, &m, &k, BS_ERR), 0);
+	BS_TRY(bs_layout_optimal_bits(layout, n, PG_GETARG_FLOAT8(1), &m, BS_ERR), 0);
 	PG_RETURN_INT64((int64) m);
 }
 
@@ -571,13 +568,7 @@ bloom_optimal_hashes(PG_FUNCTION_ARGS)
 	uint32_t	layout = bs_layout_arg_or_classic(fcinfo, 2),
 				k;
 
-	if (layout == BS_LAYOUT_CLASSIC)
-		BS_TRY(bs_bloom_optimal_hashes((uint64_t) m, n, &k, BS_ERR), 0);
-	else
-	{
-		BS_TRY(bs_bloom_check_layout_shape((uint64_t) m, 1, layout, BS_ERR), 0);
-		k = bs_blocked_best_hashes((uint64_t) m, n);
-	}
+	BS_TRY(bs_layout_best_hashes(layout, (uint64_t) m, n, &k, BS_ERR), 0);
 	PG_RETURN_INT32((int32) k);
 }
 
@@ -615,9 +606,8 @@ bloom_fpr_estimate(PG_FUNCTION_ARGS)
 
 	uint32_t	layout = bs_layout_arg_or_classic(fcinfo, 3);
 
-	planning_args(fcinfo, layout != BS_LAYOUT_CLASSIC, &m, &n, &k);
-	if (layout != BS_LAYOUT_CLASSIC)
-		BS_TRY(bs_bloom_check_layout_shape(m, k, layout, BS_ERR), 0);
+	planning_args(fcinfo, false, &m, &n, &k);
+	BS_TRY(bs_layout_check_estimate(layout, m, k, BS_ERR), 0);
 	PG_RETURN_FLOAT8(bs_bloom_fpr_layout(layout, m, (double) n, k));
 }
 

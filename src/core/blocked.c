@@ -5,7 +5,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "bloom.h"
+#include "classic.h"
 
 #define LN2 0.69314718055994530942
 /* the binomial sum stops this many standard deviations (plus a margin) from its mean */

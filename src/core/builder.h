@@ -98,7 +98,7 @@ bs_status	bs_builder_new_fixed_shape(double capacity, double fpr, uint32_t layou
 									   uint64_t seed, const bs_allocator *a,
 									   uint8_t **out, bs_error *err);
 
-/* The layout of the filter a state makes (bloom.h). */
+/* The layout of the filter a state makes (layout.h). */
 uint32_t	bs_builder_layout(const uint8_t *state);
 
 /* Do this state's target and shape equal the ones asked for? */

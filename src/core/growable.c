@@ -18,12 +18,6 @@ entry_of(const bs_growable *g, uint32_t i)
 	return g->buf + BS_HEADER_SIZE + (uint64_t) i * BS_GROWABLE_ENTRY_BYTES;
 }
 
-bool
-bs_bloom_is_growable(const uint8_t *buf)
-{
-	return (bs_load32(buf + BS_OFF_P3) & BS_LAYOUT_GROWABLE) != 0;
-}
-
 bs_status
 bs_growable_check_growth(int64_t growth, bs_error *err)
 {
@@ -120,7 +114,7 @@ bs_growable_new(uint64_t n0, double fpr, uint32_t growth, uint32_t layout,
 					   BS_GROWABLE_MAX_COUNT, n0);
 	if ((st = bs_growable_check_growth(growth, err)) != BS_OK)
 		return st;
-	if (layout > BS_LAYOUT_BLOCKED)
+	if (layout > BS_LAYOUT_MAX)
 		return bs_fail(err, BS_ERR_PARAM, "unknown bloom filter layout %u", layout);
 	if (!(fpr > 0.0 && fpr < 1.0))
 		return bs_fail(err, BS_ERR_PARAM,
@@ -135,7 +129,7 @@ bs_growable_new(uint64_t n0, double fpr, uint32_t growth, uint32_t layout,
 	bs_header_init(&h, BS_KIND_BLOOM, family, seed);
 	h.p1 = n0;
 	h.p2 = growth;
-	h.p3 = BS_LAYOUT_GROWABLE | layout;
+	h.p3 = BS_BLOOM_GROWABLE | layout;
 	h.n = 1;
 	h.x = bs_bits_of_f64(fpr);
 	bs_header_write(buf, &h);
@@ -157,7 +151,7 @@ bs_growable_view(uint8_t *buf, bs_growable *g)
 	g->seed = bs_load64(buf + BS_OFF_SEED);
 	g->n0 = bs_load64(buf + BS_OFF_P1);
 	g->growth = bs_load32(buf + BS_OFF_P2);
-	g->layout = bs_load32(buf + BS_OFF_P3) & ~(uint32_t) BS_LAYOUT_GROWABLE;
+	g->layout = bs_load32(buf + BS_OFF_P3) & ~(uint32_t) BS_BLOOM_GROWABLE;
 	g->nstages = (uint32_t) bs_load64(buf + BS_OFF_N);
 	g->fpr = bs_f64_from_bits(bs_load64(buf + BS_OFF_X));
 	off = BS_HEADER_SIZE + (uint64_t) g->nstages * BS_GROWABLE_ENTRY_BYTES;
@@ -410,7 +404,7 @@ bs_growable_check(const bs_header *h, const uint8_t *payload, uint64_t plen,
 				  bs_error *err)
 {
 	const char *what = "growable bloom value";
-	uint32_t	layout = h->p3 & ~(uint32_t) BS_LAYOUT_GROWABLE,
+	uint32_t	layout = h->p3 & ~(uint32_t) BS_BLOOM_GROWABLE,
 				i;
 	double		fpr = bs_f64_from_bits(h->x);
 	uint64_t	cap,

@@ -7,7 +7,7 @@
  * below the target for any number of keys; one filter's rate scatters a few
  * percent around its expectation (doc/accuracy.md, section 11).
  *
- * It is a bloom value whose header p3 has BS_LAYOUT_GROWABLE set
+ * It is a bloom value whose header p3 has BS_BLOOM_GROWABLE set (bloom_value.h)
  * (doc/format.md, section 3.1):
  *
  *   p1 = n0, capacity of stage 0        p2 = growth s
@@ -35,8 +35,8 @@
 
 #include "alloc.h"
 #include "bloom.h"
+#include "bloom_value.h"
 
-#define BS_LAYOUT_GROWABLE 2	/* flag in p3; the low bit is the stages' layout */
 #define BS_GROWABLE_MAX_STAGES 64
 #define BS_GROWABLE_MAX_GROWTH 64
 /* Largest stage capacity and key count: exact in a double. */
@@ -58,9 +58,6 @@ typedef struct bs_growable
 	bs_bloom	stage[BS_GROWABLE_MAX_STAGES];
 	uint64_t	count[BS_GROWABLE_MAX_STAGES];
 } bs_growable;
-
-/* Whether a (checked) bloom value is growable. */
-bool		bs_bloom_is_growable(const uint8_t *buf);
 
 /* "growth must be ..." unless 1 <= growth <= BS_GROWABLE_MAX_GROWTH. */
 bs_status	bs_growable_check_growth(int64_t growth, bs_error *err);

@@ -6,7 +6,7 @@
  */
 #include "format.h"
 
-#include "bloom.h"
+#include "bloom_value.h"
 #include "builder.h"
 #include "cbloom.h"
 #include "cms.h"

@@ -7,7 +7,7 @@
 #include "probe_ranges.h"
 
 #include "bloom.h"
-#include "growable.h"
+#include "bloom_value.h"
 #include "hash.h"
 
 static size_t
@@ -18,22 +18,14 @@ one_range(bs_byte_range *out, uint64_t payload_off, uint64_t len)
 	return 1;
 }
 
-/* Bit j of a filter of m = p1 bits is bit j mod 8 of payload byte j / 8. */
+/* Where a fixed filter's lookup reads depends on its layout (layout.h). */
 size_t
 bs_bloom_probe_ranges(const bs_header *hd, uint64_t h, bs_byte_range *out)
 {
-	size_t		n = 0;
-	uint32_t	i;
-
 	/* growable (growable.h): read whole, never sliced (src/sliced.c) */
-	if (hd->p3 & BS_LAYOUT_GROWABLE)
+	if (bs_bloom_value_layout(hd) != hd->p3)
 		return 0;
-	/* blocked (blocked.h): every probe lies in the key's 64-byte block */
-	if (hd->p3 == BS_LAYOUT_BLOCKED)
-		return one_range(out, bs_blocked_block_index(hd->p1, h) * BS_BLOCK_BYTES, BS_BLOCK_BYTES);
-	for (i = 0; i < hd->p2 && i < BS_PROBE_RANGES_MAX; i++)
-		n += one_range(out + n, bs_probe(h, i, hd->p1) >> 3, 1);
-	return n;
+	return bs_layout_probe_ranges(hd->p3, hd->p1, hd->p2, h, out);
 }
 
 /* Counter j of p3 = 8 bits is payload byte j; of 4 bits, a half of byte j / 2. */
@@ -84,5 +76,5 @@ bs_probe_ranges(const bs_header *hd, uint64_t h, bs_byte_range *out)
 bool
 bs_probe_ranges_suffice(const bs_header *hd)
 {
-	return !(hd->kind == BS_KIND_BLOOM && (hd->p3 & BS_LAYOUT_GROWABLE));
+	return !(hd->kind == BS_KIND_BLOOM && (hd->p3 & BS_BLOOM_GROWABLE));
 }

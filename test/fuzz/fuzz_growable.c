@@ -350,7 +350,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* read-only use of the value as it came (bloom_info, bloom_stages, @>) */
 	bs_growable_view((uint8_t *) data, g);
 	FZ_CHECK(g->nstages == h.n && g->n0 == h.p1 && g->growth == h.p2 &&
-			 g->layout == (h.p3 & ~(uint32_t) BS_LAYOUT_GROWABLE),
+			 g->layout == (h.p3 & ~(uint32_t) BS_BLOOM_GROWABLE),
 			 "the view disagrees with the header");
 	check_view(g, size, "input");
 	check_stats(g, "input");

@@ -133,7 +133,7 @@ test_new(void)
 				bs_validate(buf, (size_t) len, BS_KIND_BLOOM, false, NULL, &err) == BS_OK &&
 				bs_bloom_is_growable(buf) &&
 				h.family == BS_FAMILY_TEXT && h.seed == 7 && h.p1 == cases[c].n0 &&
-				h.p2 == cases[c].growth && h.p3 == (BS_LAYOUT_GROWABLE | layout) && h.n == 1 &&
+				h.p2 == cases[c].growth && h.p3 == (BS_BLOOM_GROWABLE | layout) && h.n == 1 &&
 				h.x == bits_of(cases[c].fpr) &&
 				bs_load64(ENTRY(buf, 0)) == m && bs_load32(ENTRY(buf, 0) + 8) == k &&
 				bs_load32(ENTRY(buf, 0) + 12) == 0 && bs_load64(ENTRY(buf, 0) + 16) == 0 &&
@@ -1021,7 +1021,7 @@ test_check(void)
 			  bs_validate(x, (size_t) g.len, BS_KIND_BLOOM, true, NULL, &err) == BS_ERR_FORMAT,
 			  "the same bytes with p3 = 1 are a plain blocked filter, refused: %s", err.msg);
 		/* classic stages with p3 = 3 claim blocked stages: refused unless whole blocks */
-		bs_store32(x + BS_OFF_P3, BS_LAYOUT_GROWABLE | BS_LAYOUT_BLOCKED);
+		bs_store32(x + BS_OFF_P3, BS_BLOOM_GROWABLE | BS_LAYOUT_BLOCKED);
 		CHECK(bs_validate(x, (size_t) g.len, BS_KIND_BLOOM, true, NULL, &err) == BS_ERR_FORMAT &&
 			  strstr(err.msg, "multiple of 512"),
 			  "classic stages under p3 = 3 are refused: %s", err.msg);

@@ -1,0 +1,186 @@
+#include "classic.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#define LN2 0.69314718055994530942
+
+static bs_status
+check_capacity_fpr(double n, double p, bs_error *err)
+{
+	if (!(n >= 1.0) || !isfinite(n))
+		return bs_fail(err, BS_ERR_PARAM,
+					   "capacity must be at least 1, got %s", bs_num(n).s);
+	if (!(p > 0.0 && p < 1.0))
+		return bs_fail(err, BS_ERR_PARAM,
+					   "false-positive rate must be between 0 and 1 (exclusive), got %s", bs_num(p).s);
+	return BS_OK;
+}
+
+bs_status
+bs_bloom_check_shape(uint64_t m, uint64_t k, bs_error *err)
+{
+	if (m < 1 || m > BS_BLOOM_MAX_BITS)
+	{
+		bs_fail(err, m < 1 ? BS_ERR_PARAM : BS_ERR_LIMIT,
+				"a bloom filter must have between 1 and %" PRIu64 " bits, got %" PRIu64,
+				(uint64_t) BS_BLOOM_MAX_BITS, m);
+		if (m > BS_BLOOM_MAX_BITS)
+			bs_error_detail(err, "That filter would take %" PRIu64 " bytes. " BS_LIMIT_TEXT,
+							bs_bloom_payload_bytes(m) + BS_HEADER_SIZE);
+		return m < 1 ? BS_ERR_PARAM : BS_ERR_LIMIT;
+	}
+	if (k < 1 || k > BS_BLOOM_MAX_HASHES)
+		return bs_fail(err, BS_ERR_PARAM,
+					   "a bloom filter must have between 1 and %d hashes, got %" PRIu64,
+					   BS_BLOOM_MAX_HASHES, k);
+	return BS_OK;
+}
+
+bs_status
+bs_bloom_optimal_bits(double n, double p, uint64_t *m, bs_error *err)
+{
+	double		bits;
+
+	if (check_capacity_fpr(n, p, err) != BS_OK)
+		return BS_ERR_PARAM;
+	bits = ceil(-n * log(p) / (LN2 * LN2));
+	if (bits > (double) BS_BLOOM_MAX_BITS)
+	{
+		bs_fail(err, BS_ERR_LIMIT,
+				"a bloom filter for %.0f values at false-positive rate %s would need %.0f bits, more than the limit of %" PRIu64,
+				n, bs_num(p).s, bits, (uint64_t) BS_BLOOM_MAX_BITS);
+		bs_error_detail(err, "That filter would take about %.0f bytes. " BS_LIMIT_TEXT,
+						bits / 8 + BS_HEADER_SIZE);
+		bs_error_hint(err, "Ask for a smaller capacity or a larger false-positive rate, or split the set.");
+		return BS_ERR_LIMIT;
+	}
+	*m = bits < 1 ? 1 : (uint64_t) bits;
+	return BS_OK;
+}
+
+bs_status
+bs_bloom_optimal_hashes(uint64_t m, double n, uint32_t *k, bs_error *err)
+{
+	double		kk;
+
+	if (m < 1)
+		return bs_fail(err, BS_ERR_PARAM, "bits must be at least 1, got %" PRIu64, m);
+	if (!(n >= 1.0) || !isfinite(n))
+		return bs_fail(err, BS_ERR_PARAM, "capacity must be at least 1, got %s", bs_num(n).s);
+	kk = round((double) m / n * LN2);
+	if (kk < 1)
+		kk = 1;
+	if (kk > BS_BLOOM_MAX_HASHES)
+	{
+		bs_fail(err, BS_ERR_PARAM,
+				"%" PRIu64 " bits for %.0f values would need %.0f hashes, more than the %d a filter may have",
+				m, n, kk, BS_BLOOM_MAX_HASHES);
+		bs_error_hint(err, "Use fewer bits per value (a false-positive rate above 1e-19).");
+		return BS_ERR_PARAM;
+	}
+	*k = (uint32_t) kk;
+	return BS_OK;
+}
+
+double
+bs_bloom_fpr_approx(double m, double n, double k)
+{
+	return pow(-expm1(-k * n / m), k);
+}
+
+bs_status
+bs_bloom_fpr_exact(uint64_t m, uint64_t n, uint32_t k, double *work, double *out,
+				   bs_error *err)
+{
+	/* P[i]: probability that exactly i distinct bits are set. */
+	double	   *P = work;
+	double		throws,
+				width,
+				fpr = 0.0;
+	uint64_t	t,
+				top,
+				i;
+
+	bs_status	st;
+
+	if ((st = bs_bloom_check_shape(m, k, err)) != BS_OK)
+		return st;
+	throws = (double) n * k;
+	width = throws < (double) m ? throws : (double) m;
+	/* the second test follows from the first; it bounds work's use here */
+	if (throws * width > BS_FPR_EXACT_MAX_WORK || width >= BS_FPR_EXACT_WORK_LEN)
+	{
+		bs_fail(err, BS_ERR_LIMIT,
+				"the exact false-positive rate of %" PRIu64 " bits, %" PRIu64 " values and %u hashes needs %.0f steps, more than the limit of %.0f",
+				m, n, k, throws * width, BS_FPR_EXACT_MAX_WORK);
+		bs_error_hint(err, "Use bloom_fpr_estimate(); for large filters it agrees with the exact rate (Bose et al.).");
+		return BS_ERR_LIMIT;
+	}
+	top = (uint64_t) width;
+	P[0] = 1.0;
+	for (i = 1; i <= top; i++)
+		P[i] = 0.0;
+	/* Each throw keeps i bits with probability i/m or sets a new one. */
+	for (t = 1; t <= (uint64_t) throws; t++)
+	{
+		uint64_t	hi = t < top ? t : top;
+
+		for (i = hi; i >= 1; i--)
+			P[i] = P[i] * ((double) i / m) + P[i - 1] * ((double) (m - i + 1) / m);
+		P[0] = 0.0;
+	}
+	for (i = 1; i <= top; i++)
+		fpr += P[i] * pow((double) i / m, k);
+	*out = fpr;
+	return BS_OK;
+}
+
+double
+bs_bloom_cardinality(uint64_t m, uint32_t k, uint64_t bits_set)
+{
+	if (bits_set >= m)
+		return INFINITY;
+	return -((double) m / k) * log1p(-(double) bits_set / m);
+}
+
+double
+bs_bloom_fpr_from_fill(uint64_t m, uint32_t k, uint64_t bits_set)
+{
+	return pow((double) bits_set / m, k);
+}
+
+/*
+ * Folding maps bit p of the M-bit filter to bit p / f (builder.h), so the
+ * folded filter is made from the set bits alone, a 64-bit word at a time.
+ * p / f is a multiply by ceil(2^64 / f) kept in the high word (bs_reduce):
+ * exact, because p < 2^36 and f < 2^20 keep its error p / 2^64 below 1/f.
+ */
+void
+bs_bloom_fold(const uint8_t *src, uint64_t M, uint64_t f, uint8_t *dst)
+{
+	uint64_t	mm = M / f,
+				nbytes = bs_bloom_payload_bytes(M),
+				inv = f > 1 ? UINT64_MAX / f + 1 : 0,
+				i;
+
+	memset(dst, 0, bs_bloom_payload_bytes(mm));
+	for (i = 0; i < nbytes; i += 8)
+	{
+		uint64_t	w = 0,
+					j;
+
+		for (j = 0; j < 8 && i + j < nbytes; j++)
+			w |= (uint64_t) src[i + j] << (8 * j);
+		while (w != 0)
+		{
+			uint64_t	p = i * 8 + bs_lowest_bit(w),
+						t = f > 1 ? bs_reduce(p, inv) : p;
+
+			w &= w - 1;
+			if (t < mm)			/* bits past M - M % f have no place */
+				dst[t >> 3] |= (uint8_t) (1u << (t & 7));
+		}
+	}
+}

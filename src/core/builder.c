@@ -56,10 +56,7 @@ bs_builder_layout(const uint8_t *s)
 static inline void
 add_to_filter(uint8_t *bits, uint64_t m, uint32_t k, bool blocked, uint64_t h)
 {
-	if (blocked)
-		bs_blocked_add_hash(bits, m, k, h);
-	else
-		bs_bloom_add_hash(bits, m, k, h);
+	bs_layout_add(blocked ? BS_LAYOUT_BLOCKED : BS_LAYOUT_CLASSIC, bits, m, k, h);
 }
 
 static uint64_t
@@ -811,8 +808,7 @@ bs_builder_result_shape(const uint8_t *s, uint64_t *m, uint32_t *k)
 		uint64_t	M = bs_load64(s + BS_OFF_P1);
 		uint32_t	kk = bs_load32(s + BS_OFF_P2);
 		uint8_t    *bits = (uint8_t *) s + BS_HEADER_SIZE;
-		double		n = blocked ? bs_blocked_cardinality(bits, M, kk) :
-			bs_bloom_cardinality(M, kk, bs_popcount(bits, bs_bloom_payload_bytes(M)));
+		double		n = bs_layout_cardinality(bs_builder_layout(s), bits, M, kk);
 		uint64_t	factors[77];
 		int			nf = blocked ? fold_factors(7, 4, factors) : fold_factors(10, 6, factors),
 					i;
@@ -853,10 +849,8 @@ bs_builder_finish(const uint8_t *s, uint64_t m, uint32_t k, uint8_t *out)
 
 		if (M == m)
 			memcpy(out + BS_HEADER_SIZE, s + BS_HEADER_SIZE, bs_bloom_payload_bytes(m));
-		else if (blocked)
-			bs_blocked_fold(s + BS_HEADER_SIZE, M, M / m, out + BS_HEADER_SIZE);
 		else
-			bs_bloom_fold(s + BS_HEADER_SIZE, M, M / m, out + BS_HEADER_SIZE);
+			bs_layout_fold(bs_builder_layout(s), s + BS_HEADER_SIZE, M, M / m, out + BS_HEADER_SIZE);
 	}
 	else
 		FOR_EACH_HASH(s, h, add_to_filter(out + BS_HEADER_SIZE, m, k, blocked, h));

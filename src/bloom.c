@@ -2,9 +2,10 @@
  * bloom.c: the SQL type bloom (a Bloom filter) and its functions.
  * The filter itself is the core's Bloom layer (src/core/bloom_value.h and
  * the files it names); this file turns SQL arguments into core calls and
- * core errors into ereport.  A growable filter (src/core/growable.c) is a
- * bloom value too: each function that reads the bits asks
- * bs_bloom_is_growable first and takes the growable branch.
+ * core errors into ereport.  A bloom value is fixed or growable
+ * (src/core/growable.c); the functions go through bs_bloom_value_* and do not
+ * ask which, except bloom_info and bloom_stages, which show a growable
+ * filter's own fields.
  */
 #include "glue.h"
 
@@ -18,7 +19,7 @@
 #include "utils/lsyscache.h"
 
 #include "core/bloom.h"
-#include "core/growable.h"
+#include "core/bloom_value.h"
 
 #define KIND BS_KIND_BLOOM
 
@@ -107,44 +108,24 @@ bloom_empty_bits(PG_FUNCTION_ARGS)
 	PG_RETURN_BYTEA_P(new_bloom((uint64_t) m, (uint32_t) k, layout, BS_FAMILY_NONE));
 }
 
-/* Add argument 1 to v, our copy of a growable filter; a new value if it grew. */
-static bytea *
-growable_add(FunctionCallInfo fcinfo, bytea *v, const bs_key_info *ki)
-{
-	bs_growable g;
-	bool		grown;
-
-	bs_growable_view(BS_DATA(v), &g);
-	bs_check_family(g.family, ki, "bloom filter");
-	BS_TRY(bs_growable_add(&g, bs_key_hash(ki, PG_GETARG_DATUM(1), g.seed),
-						   &bs_palloc_allocator, &grown, BS_ERR), 0);
-	g.buf[BS_OFF_FAMILY] = ki->family;
-	if (grown)
-		pfree(v);
-	return BS_VARLENA_OF(g.buf);
-}
-
 /* bloom_add(bloom, anyelement): a new filter with the value added. */
 Datum
 bloom_add(PG_FUNCTION_ARGS)
 {
 	const bs_key_info *ki;
-	bytea	   *v;
-	bs_bloom	b;
+	bs_bloom_value *f;
 
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
 	if (PG_ARGISNULL(1))
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 	ki = bs_key_arg(fcinfo, 1);
-	v = bs_sketch_arg_copy(fcinfo, 0, KIND);
-	if (bs_bloom_is_growable(BS_DATA(v)))
-		PG_RETURN_BYTEA_P(growable_add(fcinfo, v, ki));
-	bs_bloom_view(BS_DATA(v), &b);
-	bs_check_family(b.family, ki, "bloom filter");
-	bs_bloom_add(&b, bs_key_hash(ki, PG_GETARG_DATUM(1), b.seed));
-	b.buf[BS_OFF_FAMILY] = ki->family;
-	PG_RETURN_BYTEA_P(v);
+	f = palloc(sizeof(bs_bloom_value));
+	bs_bloom_value_view(BS_DATA(bs_sketch_arg_copy(fcinfo, 0, KIND)), f);
+	bs_check_family(f->family, ki, "bloom filter");
+	BS_TRY(bs_bloom_value_add(f, bs_key_hash(ki, PG_GETARG_DATUM(1), f->seed), ki->family,
+							  &bs_palloc_releasing_allocator, BS_ERR), 0);
+	PG_RETURN_BYTEA_P(BS_VARLENA_OF(f->buf));
 }
 
 /*
@@ -160,12 +141,12 @@ bloom_add_all(PG_FUNCTION_ARGS)
 	Datum	   *elems;
 	bool	   *elem_nulls;
 	int			n,
-				i,
-				added = 0;
+				i;
 	int16		typlen;
 	bool		typbyval;
 	char		typalign;
-	bytea	   *v;
+	bs_bloom_value *f;
+	uint8_t		family;
 
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
@@ -181,53 +162,23 @@ bloom_add_all(PG_FUNCTION_ARGS)
 	if (i == n)
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 	bs_key_info_init(&ki, ARR_ELEMTYPE(arr));
-	v = bs_sketch_arg_copy(fcinfo, 0, KIND);
-	if (bs_bloom_is_growable(BS_DATA(v)))
+	f = palloc(sizeof(bs_bloom_value));
+	bs_bloom_value_view(BS_DATA(bs_sketch_arg_copy(fcinfo, 0, KIND)), f);
+	family = f->family;
+	bs_check_family(family, &ki, "bloom filter");
+	for (i = 0; i < n; i++)
 	{
-		bs_growable *g = palloc(sizeof(bs_growable));
-
-		bs_growable_view(BS_DATA(v), g);
-		bs_check_family(g->family, &ki, "bloom filter");
-		for (i = 0; i < n; i++)
-		{
-			uint8_t    *before = g->buf;
-			bool		grown;
-
-			/* before the NULL test, which would otherwise skip it */
-			if ((i & 4095) == 0)
-				CHECK_FOR_INTERRUPTS();
-			if (elem_nulls[i])
-				continue;
-			BS_TRY(bs_growable_add(g, bs_key_hash(&ki, elems[i], g->seed),
-								   &bs_palloc_allocator, &grown, BS_ERR), 0);
-			if (grown)
-				pfree(BS_VARLENA_OF(before));
-			added++;
-		}
-		v = BS_VARLENA_OF(g->buf);
-		pfree(g);
+		/* before the NULL test, which would otherwise skip it */
+		if ((i & 4095) == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (elem_nulls[i])
+			continue;
+		/* as bloom_add: the first value gives an empty filter its family */
+		family = ki.family;
+		BS_TRY(bs_bloom_value_add(f, bs_key_hash(&ki, elems[i], f->seed), family,
+								  &bs_palloc_releasing_allocator, BS_ERR), 0);
 	}
-	else
-	{
-		bs_bloom	b;
-
-		bs_bloom_view(BS_DATA(v), &b);
-		bs_check_family(b.family, &ki, "bloom filter");
-		for (i = 0; i < n; i++)
-		{
-			/* before the NULL test, which would otherwise skip it */
-			if ((i & 4095) == 0)
-				CHECK_FOR_INTERRUPTS();
-			if (elem_nulls[i])
-				continue;
-			bs_bloom_add(&b, bs_key_hash(&ki, elems[i], b.seed));
-			added++;
-		}
-	}
-	/* as bloom_add: the first value gives an empty filter its family */
-	if (added > 0)
-		BS_DATA(v)[BS_OFF_FAMILY] = ki.family;
-	PG_RETURN_BYTEA_P(v);
+	PG_RETURN_BYTEA_P(BS_VARLENA_OF(f->buf));
 }
 
 static bool
@@ -235,26 +186,16 @@ contains(FunctionCallInfo fcinfo, int sketch_arg, int key_arg)
 {
 	const bs_key_info *ki = bs_key_arg(fcinfo, key_arg);
 	bs_sketch_ref ref;
-	bs_bloom	b;
+	bs_bloom_value f;
 	uint64_t	h;
 	bool		found;
 
 	bs_sketch_arg_lookup(fcinfo, sketch_arg, KIND, &ref);
-	if (bs_bloom_is_growable(ref.data))
-	{
-		bs_growable g;
-
-		bs_growable_view(ref.data, &g);
-		bs_check_family(g.family, ki, "bloom filter");
-		found = bs_growable_contains(&g, bs_key_hash(ki, PG_GETARG_DATUM(key_arg), g.seed));
-		bs_sketch_release(&ref);
-		return found;
-	}
-	bs_bloom_view(ref.data, &b);
-	bs_check_family(b.family, ki, "bloom filter");
-	h = bs_key_hash(ki, PG_GETARG_DATUM(key_arg), b.seed);
+	bs_bloom_value_view(ref.data, &f);
+	bs_check_family(f.family, ki, "bloom filter");
+	h = bs_key_hash(ki, PG_GETARG_DATUM(key_arg), f.seed);
 	bs_sketch_ref_probe(&ref, h);
-	found = bs_bloom_contains(&b, h);
+	found = bs_bloom_value_contains(&f, h);
 	bs_sketch_release(&ref);
 	return found;
 }
@@ -263,98 +204,28 @@ BS_FUNCTION_OF(bloom_contains, BoolGetDatum(contains(fcinfo, 0, 1)))
 
 BS_FUNCTION_OF(bloom_contained, BoolGetDatum(contains(fcinfo, 1, 0)))
 
-/*
- * Union of growable filters (core/growable.h), dst our writable copy: in
- * place when dst has at least as many stages as src, else into a new copy of
- * src.  Returns the result's bytes.
- */
+/* dst, a filter of ours, merged with argument 1; the result's bytes (dst's or new). */
 static uint8_t *
-growable_union(uint8_t *dst_data, const uint8_t *src_data)
+merge_arg(FunctionCallInfo fcinfo, uint8_t *dst, bool is_union)
 {
-	bs_growable *dst = palloc(sizeof(bs_growable)),
-			   *src = palloc(sizeof(bs_growable));
+	bs_bloom_value *f = palloc(sizeof(bs_bloom_value));
+	bs_sketch_ref ref;
 	uint8_t    *out;
 
-	bs_growable_view(dst_data, dst);
-	bs_growable_view((uint8_t *) src_data, src);
-	BS_TRY(bs_growable_check_mergeable(dst, src, BS_ERR), 0);
-	if (dst->nstages < src->nstages)
-	{
-		bytea	   *copy = bs_new_sketch((size_t) src->len);
-
-		memcpy(BS_DATA(copy), src_data, src->len);
-		bs_growable_view(BS_DATA(copy), src);
-		bs_growable_or(src, dst);
-		out = src->buf;
-	}
-	else
-	{
-		bs_growable_or(dst, src);
-		out = dst->buf;
-	}
-	pfree(dst);
-	pfree(src);
+	bs_bloom_value_view(dst, f);
+	bs_sketch_arg(fcinfo, 1, KIND, &ref);
+	BS_TRY(bs_bloom_value_merge(f, ref.data, is_union, &bs_palloc_allocator, BS_ERR), 0);
+	bs_sketch_release(&ref);
+	out = f->buf;
+	pfree(f);
 	return out;
-}
-
-/*
- * A merge where either side is growable: a union of two growable filters,
- * else an error.  NULL when neither is growable.
- */
-static uint8_t *
-merge_growable(uint8_t *dst_data, const uint8_t *src_data, bool is_union)
-{
-	bool		a = bs_bloom_is_growable(dst_data),
-				b = bs_bloom_is_growable(src_data);
-
-	if (!a && !b)
-		return NULL;
-	if (!is_union)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("the intersection of growable bloom filters is not defined"),
-				 errdetail("A key's bits lie in one stage of each filter, and the two filters need not hold it in the same stage, so an intersection stage by stage would lose keys."),
-				 errhint("Test membership in both instead: f1 @> x AND f2 @> x.")));
-	if (!a || !b)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("cannot merge a growable bloom filter with a fixed one"),
-				 errhint("Growable filters merge only with filters made by the same bloom_empty(capacity, fpr, growth, layout) call.")));
-	return growable_union(dst_data, src_data);
-}
-
-/* dst |= src or dst &= src, after the shape and family checks. */
-static void
-merge_into(bs_bloom *dst, const uint8_t *src_data, bool is_union)
-{
-	bs_bloom	src;
-
-	bs_bloom_view((uint8_t *) src_data, &src);
-	BS_TRY(bs_bloom_check_mergeable(dst, &src, BS_ERR), 0);
-	if (is_union)
-		bs_bloom_or(dst, &src);
-	else
-		bs_bloom_and(dst, &src);
 }
 
 static Datum
 merge_new(FunctionCallInfo fcinfo, bool is_union)
 {
-	bytea	   *v = bs_sketch_arg_copy(fcinfo, 0, KIND);
-	bs_sketch_ref ref;
-	bs_bloom	dst;
-	uint8_t    *g;
-
-	bs_sketch_arg(fcinfo, 1, KIND, &ref);
-	if ((g = merge_growable(BS_DATA(v), ref.data, is_union)) != NULL)
-	{
-		bs_sketch_release(&ref);
-		PG_RETURN_BYTEA_P(BS_VARLENA_OF(g));
-	}
-	bs_bloom_view(BS_DATA(v), &dst);
-	merge_into(&dst, ref.data, is_union);
-	bs_sketch_release(&ref);
-	PG_RETURN_BYTEA_P(v);
+	PG_RETURN_BYTEA_P(BS_VARLENA_OF(merge_arg(fcinfo, BS_DATA(bs_sketch_arg_copy(fcinfo, 0, KIND)),
+											  is_union)));
 }
 
 BS_FUNCTION_OF(bloom_union, merge_new(fcinfo, true))
@@ -369,28 +240,13 @@ BS_FUNCTION_OF(bloom_intersection, merge_new(fcinfo, false))
 static Datum
 merge_trans(FunctionCallInfo fcinfo, bool is_union)
 {
-	uint8_t    *state,
-			   *g;
-	bs_sketch_ref ref;
-	bs_bloom	dst;
-
 	bs_require_agg_context(fcinfo, is_union ? "bloom_union_trans" : "bloom_intersection_trans");
-	state = bs_state_arg(fcinfo, 0, KIND);
-	bs_sketch_arg(fcinfo, 1, KIND, &ref);
 
 	/*
 	 * A growable union may need a larger state; nodeAgg copies a new state
 	 * into the aggregate's context and frees the old one.
 	 */
-	if ((g = merge_growable(state, ref.data, is_union)) != NULL)
-	{
-		bs_sketch_release(&ref);
-		PG_RETURN_POINTER(BS_VARLENA_OF(g));
-	}
-	bs_bloom_view(state, &dst);
-	merge_into(&dst, ref.data, is_union);
-	bs_sketch_release(&ref);
-	PG_RETURN_POINTER(BS_VARLENA_OF(state));
+	PG_RETURN_POINTER(BS_VARLENA_OF(merge_arg(fcinfo, bs_state_arg(fcinfo, 0, KIND), is_union)));
 }
 
 BS_FUNCTION_OF(bloom_union_trans, merge_trans(fcinfo, true))
@@ -408,25 +264,14 @@ static double
 fill_estimate(FunctionCallInfo fcinfo, bool want_fpr)
 {
 	bs_sketch_ref ref;
+	bs_bloom_value *f = palloc(sizeof(bs_bloom_value));
 	double		v;
 
 	bs_sketch_arg(fcinfo, 0, KIND, &ref);
-	if (bs_bloom_is_growable(ref.data))
-	{
-		bs_growable *g = palloc(sizeof(bs_growable));
-
-		bs_growable_view(ref.data, g);
-		v = want_fpr ? bs_growable_fpr(g) : bs_growable_cardinality(g);
-		pfree(g);
-	}
-	else
-	{
-		bs_bloom	b;
-
-		bs_bloom_view(ref.data, &b);
-		v = want_fpr ? bs_bloom_fpr_of(&b) : bs_bloom_cardinality_of(&b);
-	}
+	bs_bloom_value_view(ref.data, f);
+	v = want_fpr ? bs_bloom_value_fpr(f) : bs_bloom_value_cardinality(f);
 	bs_sketch_release(&ref);
+	pfree(f);
 	return v;
 }
 

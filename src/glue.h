@@ -64,6 +64,8 @@ extern bytea *bs_new_sketch(size_t len);
 
 /* Allocator for the core: zeroed varlenas in CurrentMemoryContext. */
 extern const bs_allocator bs_palloc_allocator;
+/* The same, and a buffer the core replaces goes back with pfree (a varlena of ours). */
+extern const bs_allocator bs_palloc_releasing_allocator;
 
 /* --- sketch arguments (call_cache.c) and new sketches (sketch_io.c) --- */
 

@@ -35,7 +35,15 @@ palloc_sketch(void *ctx, size_t len)
 	return BS_DATA(bs_new_sketch(len));
 }
 
+static void
+pfree_sketch(void *ctx, uint8_t *buf)
+{
+	(void) ctx;
+	pfree(BS_VARLENA_OF(buf));
+}
+
 const bs_allocator bs_palloc_allocator = {palloc_sketch, NULL, NULL};
+const bs_allocator bs_palloc_releasing_allocator = {palloc_sketch, NULL, pfree_sketch};
 
 /* Validate len bytes and return them as a new varlena of the kind. */
 static Datum

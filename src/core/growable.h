@@ -7,7 +7,7 @@
  * below the target for any number of keys; one filter's rate scatters a few
  * percent around its expectation (doc/accuracy.md, section 11).
  *
- * It is a bloom value whose header p3 has BS_BLOOM_GROWABLE set (bloom_value.h)
+ * It is a bloom value whose header p3 has BS_BLOOM_GROWABLE set
  * (doc/format.md, section 3.1):
  *
  *   p1 = n0, capacity of stage 0        p2 = growth s
@@ -35,7 +35,9 @@
 
 #include "alloc.h"
 #include "bloom.h"
-#include "bloom_value.h"
+
+/* The flag of header p3 that marks a growable bloom value; the low bit stays the stages' layout. */
+#define BS_BLOOM_GROWABLE 2
 
 #define BS_GROWABLE_MAX_STAGES 64
 #define BS_GROWABLE_MAX_GROWTH 64

@@ -66,6 +66,8 @@ bs_status_sqlstate(bs_status st)
 			return "XX001";		/* data_corrupted: stored bytes, not input */
 		case BS_ERR_FAMILY:
 			return "42804";		/* datatype_mismatch */
+		case BS_ERR_UNSUPPORTED:
+			return "0A000";		/* feature_not_supported */
 		case BS_OK:
 			break;
 	}

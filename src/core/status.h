@@ -20,7 +20,8 @@ typedef enum bs_status
 								 * input, else XX001) */
 	BS_ERR_SHAPE,				/* two sketches cannot be merged (22023) */
 	BS_ERR_FAMILY,				/* key of another family (42804) */
-	BS_ERR_ABSENT				/* removing a value certainly not held (22023) */
+	BS_ERR_ABSENT,				/* removing a value certainly not held (22023) */
+	BS_ERR_UNSUPPORTED			/* an operation a value does not define (0A000) */
 } bs_status;
 
 typedef struct bs_error

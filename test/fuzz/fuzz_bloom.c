@@ -25,6 +25,7 @@
  * Every value is an exact-length buffer; hashes come from the input.
  */
 #include "fuzz_common.h"
+#include "core/bloom_value.h"
 #include "core/growable.h"
 
 #define NKEYS 6

@@ -28,6 +28,7 @@
  * The operations on accepted values are in the per-kind targets.
  */
 #include "fuzz_common.h"
+#include "core/bloom_value.h"
 #include "core/growable.h"
 
 /* A growable bloom value (growable.h): its stages end to end, each of a shape its layout allows. */

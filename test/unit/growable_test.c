@@ -11,6 +11,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/bloom_value.h"
 #include "core/bloom.h"
 #include "core/endian.h"
 #include "core/format.h"

@@ -45,6 +45,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/bloom_value.h"
 #include "core/bloom.h"
 #include "core/builder.h"
 #include "core/cbloom.h"

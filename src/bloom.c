@@ -113,19 +113,18 @@ Datum
 bloom_add(PG_FUNCTION_ARGS)
 {
 	const bs_key_info *ki;
-	bs_bloom_value *f;
+	bs_bloom_value f;
 
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
 	if (PG_ARGISNULL(1))
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 	ki = bs_key_arg(fcinfo, 1);
-	f = palloc(sizeof(bs_bloom_value));
-	bs_bloom_value_view(BS_DATA(bs_sketch_arg_copy(fcinfo, 0, KIND)), f);
-	bs_check_family(f->family, ki, "bloom filter");
-	BS_TRY(bs_bloom_value_add(f, bs_key_hash(ki, PG_GETARG_DATUM(1), f->seed), ki->family,
+	bs_bloom_value_view(BS_DATA(bs_sketch_arg_copy(fcinfo, 0, KIND)), &f);
+	bs_check_family(f.family, ki, "bloom filter");
+	BS_TRY(bs_bloom_value_add(&f, bs_key_hash(ki, PG_GETARG_DATUM(1), f.seed), ki->family,
 							  &bs_palloc_releasing_allocator, BS_ERR), 0);
-	PG_RETURN_BYTEA_P(BS_VARLENA_OF(f->buf));
+	PG_RETURN_BYTEA_P(BS_VARLENA_OF(f.buf));
 }
 
 /*
@@ -145,7 +144,7 @@ bloom_add_all(PG_FUNCTION_ARGS)
 	int16		typlen;
 	bool		typbyval;
 	char		typalign;
-	bs_bloom_value *f;
+	bs_bloom_value f;
 	uint8_t		family;
 
 	if (PG_ARGISNULL(0))
@@ -162,9 +161,8 @@ bloom_add_all(PG_FUNCTION_ARGS)
 	if (i == n)
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 	bs_key_info_init(&ki, ARR_ELEMTYPE(arr));
-	f = palloc(sizeof(bs_bloom_value));
-	bs_bloom_value_view(BS_DATA(bs_sketch_arg_copy(fcinfo, 0, KIND)), f);
-	family = f->family;
+	bs_bloom_value_view(BS_DATA(bs_sketch_arg_copy(fcinfo, 0, KIND)), &f);
+	family = f.family;
 	bs_check_family(family, &ki, "bloom filter");
 	for (i = 0; i < n; i++)
 	{
@@ -175,10 +173,10 @@ bloom_add_all(PG_FUNCTION_ARGS)
 			continue;
 		/* as bloom_add: the first value gives an empty filter its family */
 		family = ki.family;
-		BS_TRY(bs_bloom_value_add(f, bs_key_hash(&ki, elems[i], f->seed), family,
+		BS_TRY(bs_bloom_value_add(&f, bs_key_hash(&ki, elems[i], f.seed), family,
 								  &bs_palloc_releasing_allocator, BS_ERR), 0);
 	}
-	PG_RETURN_BYTEA_P(BS_VARLENA_OF(f->buf));
+	PG_RETURN_BYTEA_P(BS_VARLENA_OF(f.buf));
 }
 
 static bool
@@ -208,17 +206,14 @@ BS_FUNCTION_OF(bloom_contained, BoolGetDatum(contains(fcinfo, 1, 0)))
 static uint8_t *
 merge_arg(FunctionCallInfo fcinfo, uint8_t *dst, bool is_union)
 {
-	bs_bloom_value *f = palloc(sizeof(bs_bloom_value));
+	bs_bloom_value f;
 	bs_sketch_ref ref;
-	uint8_t    *out;
 
-	bs_bloom_value_view(dst, f);
+	bs_bloom_value_view(dst, &f);
 	bs_sketch_arg(fcinfo, 1, KIND, &ref);
-	BS_TRY(bs_bloom_value_merge(f, ref.data, is_union, &bs_palloc_allocator, BS_ERR), 0);
+	BS_TRY(bs_bloom_value_merge(&f, ref.data, is_union, &bs_palloc_allocator, BS_ERR), 0);
 	bs_sketch_release(&ref);
-	out = f->buf;
-	pfree(f);
-	return out;
+	return f.buf;
 }
 
 static Datum
@@ -264,14 +259,13 @@ static double
 fill_estimate(FunctionCallInfo fcinfo, bool want_fpr)
 {
 	bs_sketch_ref ref;
-	bs_bloom_value *f = palloc(sizeof(bs_bloom_value));
+	bs_bloom_value f;
 	double		v;
 
 	bs_sketch_arg(fcinfo, 0, KIND, &ref);
-	bs_bloom_value_view(ref.data, f);
-	v = want_fpr ? bs_bloom_value_fpr(f) : bs_bloom_value_cardinality(f);
+	bs_bloom_value_view(ref.data, &f);
+	v = want_fpr ? bs_bloom_value_fpr(&f) : bs_bloom_value_cardinality(&f);
 	bs_sketch_release(&ref);
-	pfree(f);
 	return v;
 }
 

@@ -67,7 +67,7 @@ extern const bs_allocator bs_palloc_allocator;
 /* The same, and a buffer the core replaces goes back with pfree (a varlena of ours). */
 extern const bs_allocator bs_palloc_releasing_allocator;
 
-/* --- sketch arguments (call_cache.c) and new sketches (sketch_io.c) --- */
+/* --- sketch arguments (sketch_arg.c) and new sketches (sketch_io.c) --- */
 
 typedef struct bs_sliced bs_sliced;
 
@@ -77,7 +77,7 @@ typedef struct bs_sketch_ref
 	uint8_t    *data;
 	size_t		len;
 	void	   *to_free;		/* a per-call detoasted copy, or NULL */
-	bs_sliced  *sliced;			/* a sliced read (sliced.c), or NULL: data is whole */
+	bs_sliced  *sliced;			/* a sliced read (sketch_arg.c), or NULL: data is whole */
 } bs_sketch_ref;
 
 /*
@@ -91,7 +91,7 @@ extern void bs_sketch_arg(FunctionCallInfo fcinfo, int argno, bs_kind kind,
 extern void bs_sketch_release(bs_sketch_ref *ref);
 
 /*
- * For a lookup of one key (sliced.c): argument argno like bs_sketch_arg, but
+ * For a lookup of one key (sketch_arg.c): argument argno like bs_sketch_arg, but
  * a large TOASTed, uncompressed value is not read whole.  Only its header
  * (checked against its stored size) and its last byte are fetched, and
  * bs_sketch_ref_probe(ref, h) then fetches the bytes a lookup of hash h
@@ -103,8 +103,16 @@ extern void bs_sketch_arg_lookup(FunctionCallInfo fcinfo, int argno, bs_kind kin
 								 bs_sketch_ref *ref);
 extern void bs_sketch_ref_probe(bs_sketch_ref *ref, uint64_t h);
 
+/* What sketch_arg.c keeps per sketch argument in fn_extra. */
+typedef enum bs_slot_kind
+{
+	BS_SLOT_DETOASTED,			/* the detoasted value, when the same on every row */
+	BS_SLOT_SLICED,				/* the state of sliced reads */
+	BS_SLOT_KINDS
+} bs_slot_kind;
+
 /* A per-call-site pointer for argument argno (0 or 1) in fn_extra, or NULL (call_cache.c). */
-extern void **bs_call_slot(FunctionCallInfo fcinfo, int argno);
+extern void **bs_call_slot(FunctionCallInfo fcinfo, int argno, bs_slot_kind kind);
 
 /*
  * A SQL function that is one call of a shared body, for instance

@@ -185,16 +185,6 @@ bs_expanded_of(Datum d, const struct ExpandedObjectMethods *methods)
 	return eoh->eoh_methods == methods ? eoh : NULL;
 }
 
-uint8_t *
-bs_state_arg(FunctionCallInfo fcinfo, int argno, bs_kind kind)
-{
-	struct varlena *state = (struct varlena *) PG_GETARG_POINTER(argno);
-
-	if (VARATT_IS_EXTENDED(state))
-		state = (struct varlena *) bs_sketch_arg_copy(fcinfo, argno, kind);
-	return BS_DATA(state);
-}
-
 TupleDesc
 bs_info_begin(FunctionCallInfo fcinfo, bs_kind kind, bs_sketch_ref *ref)
 {

@@ -22,7 +22,7 @@ one_range(bs_byte_range *out, uint64_t payload_off, uint64_t len)
 size_t
 bs_bloom_probe_ranges(const bs_header *hd, uint64_t h, bs_byte_range *out)
 {
-	/* growable (growable.h): read whole, never sliced (src/sliced.c) */
+	/* growable (growable.h): read whole, never sliced (src/sketch_arg.c) */
 	if (bs_bloom_value_layout(hd) != hd->p3)
 		return 0;
 	return bs_layout_probe_ranges(hd->p3, hd->p1, hd->p2, h, out);

@@ -4,7 +4,7 @@
  * A lookup (bloom and cbloom membership and counts, cms frequency) reads the
  * header and, for each probe of the key's hash, a few payload bytes.  The
  * glue uses this to fetch only those bytes of a large stored sketch
- * (src/sliced.c, doc/architecture.md section 5.2); the lookup itself then
+ * (src/sketch_arg.c, doc/architecture.md section 5.2); the lookup itself then
  * runs unchanged on a buffer where those bytes, and the header, are filled.
  * So this file is the one place that must know, per kind and per layout,
  * where a lookup reads: a layout whose probes land elsewhere needs its branch

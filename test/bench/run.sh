@@ -235,7 +235,7 @@ defc semi.big_disjoint semi.big_disjoint semi.k1k le ""
 
 # many stored filters: one lookup in each of BENCH_STORED_FILTERS stored 1.2 MB filters (600
 # TOAST chunks each), which reads the header, the last chunk and a chunk per probe (sliced,
-# src/sliced.c), against the same lookup on each filter read whole (the bytea cast makes an
+# src/sketch_arg.c), against the same lookup on each filter read whole (the bytea cast makes an
 # in-memory copy, which is never sliced: what every lookup cost before 1.3)
 SF=$BENCH_STORED_FILTERS
 defq stored.lookup "WHERE f @> 4242 over $SF stored 1.2 MB filters (sliced)" "$SER" \

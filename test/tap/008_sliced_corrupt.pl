@@ -1,5 +1,5 @@
 
-# 008_sliced_corrupt: a sliced lookup (src/sliced.c) of a stored value whose TOAST chunks are
+# 008_sliced_corrupt: a sliced lookup (src/sketch_arg.c) of a stored value whose TOAST chunks are
 # gone is an error with SQLSTATE XX001, never a read of bytes that are not there.
 #
 # Three 1.2 MB filters (600 TOAST chunks each) are stored.  With the server stopped, the

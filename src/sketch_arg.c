@@ -1,6 +1,20 @@
 /*
- * sliced.c: lookups in a large stored sketch that read a few TOAST chunks,
- * not the whole value (doc/architecture.md section 5.2).
+ * sketch_arg.c: every way a SQL function gets a sketch argument
+ * (doc/architecture.md, section 5.2).
+ *
+ * bs_sketch_arg: the whole value, detoasted.  A value that is the same on
+ * every row (a filter read once by an InitPlan, a constant) is detoasted
+ * once per call site and kept in fn_extra: an out-of-line value is known by
+ * its TOAST pointer (relation and value OID), which names exactly one
+ * immutable value, an inline compressed one (cms and topk compress) by its
+ * compressed bytes, compared in full, so the cache can never answer with
+ * another sketch's bytes.  bs_sketch_arg_copy: a writable copy.
+ * bs_state_arg: an aggregate's state, in place.  bs_sketch_arg_lookup and
+ * bs_sketch_ref_probe: a few TOAST chunks of a large stored value, for a
+ * lookup of one key (below).  Each checks the bytes (bs_validate, quick)
+ * before any other code reads them.
+ *
+ * Sliced lookups read a few TOAST chunks, not the whole value.
  *
  * A lookup of one key (bloom and cbloom membership and counts, cms
  * frequency) reads the header and, per probe, a byte or eight of the
@@ -34,13 +48,168 @@
  */
 #include "glue.h"
 
+#include <sys/mman.h>
+
 #include "access/detoast.h"
 #include "access/heaptoast.h"
 #include "access/table.h"
 #include "access/tableam.h"
+#include "utils/memutils.h"
 #include "utils/rel.h"
 
 #include "core/probe_ranges.h"
+
+
+/* The detoasted copy of one sketch argument, kept in fn_extra (BS_SLOT_DETOASTED). */
+typedef struct bs_cached_sketch
+{
+	bool		ready;
+	struct varatt_external toast_id;	/* when the value was out of line */
+	struct varlena *compressed;	/* a copy, when it was inline compressed */
+	struct varlena *sketch;		/* detoasted, in fn_mcxt */
+	void	   *alloc;			/* what to pfree for sketch, when not sketch */
+} bs_cached_sketch;
+
+/*
+ * A large cached sketch is read at random on every row (a semi-join probes
+ * one filter for each row): with 4 kB pages most probes also miss the TLB.
+ * So a copy of 4 MB or more moves to memory that the kernel is asked to back
+ * with 2 MB pages (MADV_HUGEPAGE, which transparent_hugepage=madvise honours;
+ * without it, or where madvise fails, nothing changes but the copy).
+ */
+#define HUGE_PAGE (2 * 1024 * 1024)
+#define HUGE_COPY_MIN (4 * 1024 * 1024)
+
+static void
+huge_page_copy(bs_cached_sketch *c)
+{
+#ifdef MADV_HUGEPAGE
+	Size		len = VARSIZE_ANY(c->sketch);
+	char	   *mem,
+			   *aligned;
+
+	if (len < HUGE_COPY_MIN)
+		return;
+	mem = MemoryContextAllocHuge(CurrentMemoryContext, len + HUGE_PAGE);
+	aligned = (char *) TYPEALIGN(HUGE_PAGE, mem);
+	/* before the first touch, so that the pages are faulted in huge */
+	(void) madvise(aligned, TYPEALIGN_DOWN(HUGE_PAGE, len), MADV_HUGEPAGE);
+	memcpy(aligned, c->sketch, len);
+	pfree(c->sketch);
+	c->sketch = (struct varlena *) aligned;
+	c->alloc = mem;
+#else
+	(void) c;
+#endif
+}
+
+static void
+quick_check(const uint8_t *data, size_t len, bs_kind kind)
+{
+	BS_TRY(bs_validate(data, len, kind, false, NULL, BS_ERR),
+		   ERRCODE_DATA_CORRUPTED);
+}
+
+void
+bs_sketch_arg(FunctionCallInfo fcinfo, int argno, bs_kind kind, bs_sketch_ref *ref)
+{
+	struct varlena *raw = (struct varlena *) PG_GETARG_POINTER(argno);
+	struct varlena *v;
+
+	void	  **slot;
+
+	if ((VARATT_IS_EXTERNAL_ONDISK(raw) || VARATT_IS_COMPRESSED(raw)) &&
+		(slot = bs_call_slot(fcinfo, argno, BS_SLOT_DETOASTED)) != NULL)
+	{
+		bs_cached_sketch *c;
+		struct varatt_external id;
+		bool		same;
+
+		if (*slot == NULL)
+			*slot = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(bs_cached_sketch));
+		c = (bs_cached_sketch *) *slot;
+
+		if (VARATT_IS_EXTERNAL_ONDISK(raw))
+		{
+			VARATT_EXTERNAL_GET_POINTER(id, raw);
+			same = c->ready && c->compressed == NULL &&
+				memcmp(&id, &c->toast_id, sizeof(id)) == 0;
+		}
+		else
+			same = c->ready && c->compressed != NULL &&
+				VARSIZE(c->compressed) == VARSIZE(raw) &&
+				memcmp(c->compressed, raw, VARSIZE(raw)) == 0;
+		if (!same)
+		{
+			MemoryContext old = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
+
+			c->ready = false;
+			if (c->sketch)
+				pfree(c->alloc ? c->alloc : c->sketch);
+			if (c->compressed)
+				pfree(c->compressed);
+			c->sketch = NULL;
+			c->alloc = NULL;
+			c->compressed = NULL;
+			c->sketch = detoast_attr(raw);
+			huge_page_copy(c);
+			if (VARATT_IS_EXTERNAL_ONDISK(raw))
+				c->toast_id = id;
+			else
+			{
+				c->compressed = palloc(VARSIZE(raw));
+				memcpy(c->compressed, raw, VARSIZE(raw));
+			}
+			MemoryContextSwitchTo(old);
+			quick_check((uint8_t *) VARDATA_ANY(c->sketch),
+						VARSIZE_ANY_EXHDR(c->sketch), kind);
+			c->ready = true;
+		}
+		ref->data = (uint8_t *) VARDATA_ANY(c->sketch);
+		ref->len = VARSIZE_ANY_EXHDR(c->sketch);
+		ref->to_free = NULL;
+		ref->sliced = NULL;
+		return;
+	}
+
+	/* Inline and not compressed: no copy. */
+	v = pg_detoast_datum_packed(raw);
+	ref->data = (uint8_t *) VARDATA_ANY(v);
+	ref->len = VARSIZE_ANY_EXHDR(v);
+	ref->to_free = (v != raw) ? v : NULL;
+	ref->sliced = NULL;
+	quick_check(ref->data, ref->len, kind);
+}
+
+void
+bs_sketch_release(bs_sketch_ref *ref)
+{
+	if (ref->to_free)
+		pfree(ref->to_free);
+	ref->to_free = NULL;
+}
+
+bytea *
+bs_sketch_arg_copy(FunctionCallInfo fcinfo, int argno, bs_kind kind)
+{
+	/* One detoast that is also the copy; 4-byte header, writable. */
+	bytea	   *copy = (bytea *) PG_DETOAST_DATUM_COPY(PG_GETARG_DATUM(argno));
+
+	quick_check(BS_DATA(copy), VARSIZE(copy) - VARHDRSZ, kind);
+	return copy;
+}
+
+uint8_t *
+bs_state_arg(FunctionCallInfo fcinfo, int argno, bs_kind kind)
+{
+	struct varlena *state = (struct varlena *) PG_GETARG_POINTER(argno);
+
+	if (VARATT_IS_EXTENDED(state))
+		state = (struct varlena *) bs_sketch_arg_copy(fcinfo, argno, kind);
+	return BS_DATA(state);
+}
+
+/* ---- sliced lookups ---- */
 
 /*
  * Values with fewer chunks are read whole (128 chunks are about 250 kB).  A
@@ -131,7 +300,7 @@ bs_sketch_arg_lookup(FunctionCallInfo fcinfo, int argno, bs_kind kind, bs_sketch
 	int32		want[2];
 	bs_header	hd;
 
-	if (!VARATT_IS_EXTERNAL_ONDISK(raw) || (slot = bs_call_slot(fcinfo, argno)) == NULL)
+	if (!VARATT_IS_EXTERNAL_ONDISK(raw) || (slot = bs_call_slot(fcinfo, argno, BS_SLOT_SLICED)) == NULL)
 		goto full;
 	VARATT_EXTERNAL_GET_POINTER(tp, raw);
 	len = VARATT_EXTERNAL_GET_EXTSIZE(tp);

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "core/bloom.h"
+#include "core/bloom_value.h"
 #include "core/cbloom.h"
 #include "core/cms.h"
 #include "core/format.h"
@@ -234,5 +235,39 @@ main(void)
 	CHECK(bs_probe_ranges(&hd, 42, r) == 0, "topk: no ranges");
 	hd.kind = BS_KIND_BLOOM_STATE;
 	CHECK(bs_probe_ranges(&hd, 42, r) == 0, "bloom_agg_state: no ranges");
+
+	/*
+	 * Whether the ranges suffice for a sliced read (src/sketch_arg.c): for a
+	 * fixed filter of either layout, a cbloom and a cms, not for a growable
+	 * filter, whose lookup reads every stage (and which lists no ranges).
+	 */
+	{
+		bool		fixed_ok,
+					others_ok,
+					growable_ok;
+
+		memset(&hd, 0, sizeof(hd));
+		hd.kind = BS_KIND_BLOOM;
+		hd.p1 = 1024;
+		hd.p2 = 3;
+		hd.p3 = BS_LAYOUT_CLASSIC;
+		fixed_ok = bs_probe_ranges_suffice(&hd);
+		hd.p3 = BS_LAYOUT_BLOCKED;
+		fixed_ok &= bs_probe_ranges_suffice(&hd);
+		hd.kind = BS_KIND_CBLOOM;
+		hd.p3 = 4;
+		others_ok = bs_probe_ranges_suffice(&hd);
+		hd.kind = BS_KIND_CMS;
+		hd.p3 = 0;
+		others_ok &= bs_probe_ranges_suffice(&hd);
+		hd.kind = BS_KIND_BLOOM;
+		hd.p3 = BS_BLOOM_GROWABLE | BS_LAYOUT_CLASSIC;
+		growable_ok = bs_probe_ranges_suffice(&hd);
+		CHECK(bs_probe_ranges(&hd, 42, r) == 0 && !growable_ok,
+			  "a growable filter lists no ranges and is read whole");
+		hd.p3 = BS_BLOOM_GROWABLE | BS_LAYOUT_BLOCKED;
+		CHECK(fixed_ok && others_ok && !bs_probe_ranges_suffice(&hd),
+			  "ranges suffice for fixed filters of both layouts, cbloom and cms; not for growable filters of either layout");
+	}
 	return unit_done("probe_ranges");
 }

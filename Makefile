@@ -97,7 +97,7 @@ FUZZ_SANITIZE ?= -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undef
 FUZZ_DEFS ?= -DFZ_STRICT
 FUZZ_SECONDS ?= 20
 FUZZ_JOBS ?=
-FUZZ_TARGETS = validate bloom growable bloom_state blocked cms topk cbloom hex
+FUZZ_TARGETS = validate bloom growable bloom_agg_state blocked cms topk cbloom hex
 FUZZ_BINS = $(addprefix test/fuzz/bin/fuzz_,$(FUZZ_TARGETS))
 # the core is compiled once (instrumented, without libFuzzer's main) and linked into every target
 FUZZ_CORE_OBJS = $(patsubst src/core/%.c,test/fuzz/bin/obj/%.o,$(CORE_SRCS))

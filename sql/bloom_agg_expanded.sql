@@ -7,7 +7,7 @@
 -- plan, a NULL row in between, and cbloom_agg's counts.
 --
 -- The reference is the fixed-shape form bloom_agg(x, n, p) with n the
--- number of distinct values: the same filter, byte for byte (builder.h), and
+-- number of distinct values: the same filter, byte for byte (bloom_agg_state.h), and
 -- at these sizes its state stays a plain varlena (under 64 kB).
 --
 -- Each file creates the extension itself (quietly when another file in this

@@ -204,7 +204,7 @@ SELECT '\x4'::bloom_agg_state;
 SELECT bloom_empty(10)::text::bloom_agg_state;
 \echo SQLSTATE :SQLSTATE
 
--- Hand-built states (format: src/core/builder.h): header "BSKT", version 1,
+-- Hand-built states (format: src/core/bloom_agg_state.h): header "BSKT", version 1,
 -- kind 2, algorithm 1, family, seed, p1 = slots (exact) or bits (dense),
 -- p2 = hashes (dense), p3 = flags (1 dense, 2 fixed, 4 holds hash 0),
 -- n = hashes held (exact) or capacity (fixed), x = fpr as float8 bits; then

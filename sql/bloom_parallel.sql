@@ -2,7 +2,7 @@
 -- bloom_parallel: parallel plans (Partial Aggregate, Gather, Finalize
 -- Aggregate) for bloom_agg and bloom_union_agg, and results byte-identical
 -- to the serial plan, including a group past the exact phase (more than
--- 1,048,576 distinct values: the dense phase, src/core/builder.h).
+-- 1,048,576 distinct values: the dense phase, src/core/bloom_agg_state.h).
 --
 -- Parallel workers cannot read temporary tables, so the data are in regular
 -- tables (dropped at the end); results go to temporary tables.

@@ -1,15 +1,15 @@
 /*
  * bloom_agg.c: bloom_agg and its transition state type bloom_agg_state,
- * which cbloom_agg(value [, fpr]) shares in its counting form (builder.h).
+ * which cbloom_agg(value [, fpr]) shares in its counting form (bloom_agg_state.h).
  *
  * The state is a real varlena type (not internal) so that parallel workers,
  * postgres_fdw and Citus can ship it as text or binary (doc/architecture.md,
  * section 4).  The transition function updates the state in place and
  * returns the same pointer, so PostgreSQL copies nothing per row; when the
- * state must grow (src/core/builder.h) the new one is made in the per-tuple
+ * state must grow (src/core/bloom_agg_state.h) the new one is made in the per-tuple
  * context and returned, and nodeAgg copies it into the aggregate context
  * once.  A state that outgrows the CPU caches becomes an expanded object that
- * adds hashes in sorted batches (builder_state.c) and grows inside its own
+ * adds hashes in sorted batches (bloom_agg_expanded.c) and grows inside its own
  * memory context.
  */
 #include "glue.h"
@@ -17,10 +17,10 @@
 #include <math.h>
 
 #include "core/bloom.h"
-#include "core/builder.h"
+#include "core/bloom_agg_state.h"
 #include "core/cbloom.h"
 
-#define KIND BS_KIND_BLOOM_STATE
+#define KIND BS_KIND_BLOOM_AGG_STATE
 #define DEFAULT_FPR 0.01
 
 PG_FUNCTION_INFO_V1(bloom_agg_trans);
@@ -69,7 +69,7 @@ fixed_shape(FunctionCallInfo fcinfo, int64 capacity, double fpr, uint32_t layout
  * parameters are checked before the first state exists.
  */
 static Datum
-builder_trans(FunctionCallInfo fcinfo, bool counting, bool has_layout)
+bloom_agg_state_trans(FunctionCallInfo fcinfo, bool counting, bool has_layout)
 {
 	const char *name = counting ? "cbloom_agg" : "bloom_agg";
 	int			nparams = PG_NARGS() - (has_layout ? 1 : 0);
@@ -81,7 +81,7 @@ builder_trans(FunctionCallInfo fcinfo, bool counting, bool has_layout)
 	uint32_t	layout = BS_LAYOUT_CLASSIC;
 	const bs_key_info *ki;
 	uint8_t    *s;
-	bs_builder_eo *eo = NULL;
+	bs_bloom_agg_expanded *expanded = NULL;
 	uint64_t	h;
 
 	bs_require_agg_context(fcinfo, counting ? "cbloom_agg_trans" : "bloom_agg_trans");
@@ -116,15 +116,15 @@ builder_trans(FunctionCallInfo fcinfo, bool counting, bool has_layout)
 
 			st = fixed_shape(fcinfo, capacity, fpr, layout, &m, &k, &err);
 			if (st == BS_OK)
-				st = bs_builder_new_fixed_shape((double) capacity, fpr, layout, m, k,
+				st = bs_bloom_agg_state_new_fixed_shape((double) capacity, fpr, layout, m, k,
 												ki->family, BS_DEFAULT_SEED,
 												&bs_palloc_allocator, &s, &err);
 		}
 		else if (counting)
-			st = bs_builder_new_counting(fpr, ki->family, BS_DEFAULT_SEED,
+			st = bs_bloom_agg_state_new_counting(fpr, ki->family, BS_DEFAULT_SEED,
 										 &bs_palloc_allocator, &s, &err);
 		else
-			st = bs_builder_new_auto_layout(fpr, layout, ki->family, BS_DEFAULT_SEED,
+			st = bs_bloom_agg_state_new_auto_layout(fpr, layout, ki->family, BS_DEFAULT_SEED,
 											&bs_palloc_allocator, &s, &err);
 		if (st != BS_OK)
 			bs_report(st, &err, 0);
@@ -133,46 +133,46 @@ builder_trans(FunctionCallInfo fcinfo, bool counting, bool has_layout)
 	}
 	else
 	{
-		eo = bs_builder_state_rw(fcinfo, 0);
-		s = eo ? bs_builder_state_bytes(eo) : bs_state_arg(fcinfo, 0, KIND);
-		if (!bs_builder_same_target(s, fixed, (uint64_t) capacity, fpr) ||
-			bs_builder_is_counting(s) != counting || bs_builder_layout(s) != layout)
+		expanded = bs_bloom_agg_state_rw(fcinfo, 0);
+		s = expanded ? bs_bloom_agg_state_bytes(expanded) : bs_state_arg(fcinfo, 0, KIND);
+		if (!bs_bloom_agg_state_same_target(s, fixed, (uint64_t) capacity, fpr) ||
+			bs_bloom_agg_state_is_counting(s) != counting || bs_bloom_agg_state_layout(s) != layout)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("%s parameters must be the same for every row of a group", name)));
 		if (PG_ARGISNULL(1))
-			PG_RETURN_DATUM(eo ? bs_builder_state_datum(eo) : PointerGetDatum(BS_VARLENA_OF(s)));
+			PG_RETURN_DATUM(expanded ? bs_bloom_agg_state_datum(expanded) : PointerGetDatum(BS_VARLENA_OF(s)));
 		ki = bs_key_arg(fcinfo, 1);
 		if (s[BS_OFF_FAMILY] != ki->family)		/* a crafted initial state */
 			bs_check_family(s[BS_OFF_FAMILY], ki, "bloom_agg state");
 	}
 
 	h = bs_key_hash(ki, PG_GETARG_DATUM(1), BS_DEFAULT_SEED);
-	if (eo)
+	if (expanded)
 	{
-		bs_builder_state_add(eo, h);
-		PG_RETURN_DATUM(bs_builder_state_datum(eo));
+		bs_bloom_agg_state_append(expanded, h);
+		PG_RETURN_DATUM(bs_bloom_agg_state_datum(expanded));
 	}
-	BS_TRY(bs_builder_add(&s, h, &bs_palloc_allocator, BS_ERR), 0);
-	PG_RETURN_DATUM(bs_builder_state_return(fcinfo, s));
+	BS_TRY(bs_bloom_agg_state_add(&s, h, &bs_palloc_allocator, BS_ERR), 0);
+	PG_RETURN_DATUM(bs_bloom_agg_state_return(fcinfo, s));
 }
 
 Datum
 bloom_agg_trans(PG_FUNCTION_ARGS)
 {
-	return builder_trans(fcinfo, false, false);
+	return bloom_agg_state_trans(fcinfo, false, false);
 }
 
 Datum
 bloom_agg_layout_trans(PG_FUNCTION_ARGS)
 {
-	return builder_trans(fcinfo, false, true);
+	return bloom_agg_state_trans(fcinfo, false, true);
 }
 
 Datum
 cbloom_agg_trans(PG_FUNCTION_ARGS)
 {
-	return builder_trans(fcinfo, true, false);
+	return bloom_agg_state_trans(fcinfo, true, false);
 }
 
 /* Combine: merges the second state into the first, never changing the second. */
@@ -185,14 +185,14 @@ bloom_agg_combine(PG_FUNCTION_ARGS)
 	bs_require_agg_context(fcinfo, "bloom_agg_combine");
 	dst = bs_state_arg(fcinfo, 0, KIND);
 	bs_sketch_arg(fcinfo, 1, KIND, &src);
-	BS_TRY(bs_builder_merge(&dst, src.data, &bs_palloc_allocator, BS_ERR), 0);
+	BS_TRY(bs_bloom_agg_state_merge(&dst, src.data, &bs_palloc_allocator, BS_ERR), 0);
 	bs_sketch_release(&src);
 	PG_RETURN_POINTER(BS_VARLENA_OF(dst));
 }
 
 /*
  * A filter cannot grow without its keys, so an auto-sized group past the
- * dense phase's capacity (builder.h) misses its rate.  Say so, with the fix.
+ * dense phase's capacity (bloom_agg_state.h) misses its rate.  Say so, with the fix.
  * Only dense-phase states are checked: there the rate estimated from the
  * fill of millions of bits is exact enough not to warn by chance.
  */
@@ -218,7 +218,7 @@ warn_if_overfull(const uint8_t *state, uint8_t *filter)
 				 errhint("Pass a capacity for the group: bloom_agg(x, capacity, fpr).")));
 }
 
-/* Final: the filter, sized as builder.h says; the state is left as it is. */
+/* Final: the filter, sized as bloom_agg_state.h says; the state is left as it is. */
 Datum
 bloom_agg_final(PG_FUNCTION_ARGS)
 {
@@ -228,11 +228,11 @@ bloom_agg_final(PG_FUNCTION_ARGS)
 	uint32_t	k;
 	bytea	   *v;
 
-	bs_builder_state_arg(fcinfo, 0, &s);
-	bs_builder_result_shape(s.data, &m, &k);
+	bs_bloom_agg_state_arg(fcinfo, 0, &s);
+	bs_bloom_agg_state_result_shape(s.data, &m, &k);
 	BS_TRY(bs_bloom_size(m, &total, BS_ERR), 0);
 	v = bs_new_sketch((size_t) total);
-	bs_builder_finish(s.data, m, k, BS_DATA(v));
+	bs_bloom_agg_state_finish(s.data, m, k, BS_DATA(v));
 	warn_if_overfull(s.data, BS_DATA(v));
 	bs_sketch_release(&s);
 	PG_RETURN_BYTEA_P(v);
@@ -252,15 +252,15 @@ cbloom_agg_final(PG_FUNCTION_ARGS)
 	uint32_t	k;
 	bytea	   *v;
 
-	bs_builder_state_arg(fcinfo, 0, &s);
-	if (!bs_builder_is_counting(s.data))
+	bs_bloom_agg_state_arg(fcinfo, 0, &s);
+	if (!bs_bloom_agg_state_is_counting(s.data))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("cbloom_agg_final needs a counting bloom_agg_state, made by cbloom_agg")));
-	bs_builder_result_shape(s.data, &m, &k);
+	bs_bloom_agg_state_result_shape(s.data, &m, &k);
 	BS_TRY(bs_cbloom_size(m, BS_CBLOOM_DEFAULT_BITS, &total, BS_ERR), 0);
 	v = bs_new_sketch((size_t) total);
-	bs_builder_finish_counting(s.data, m, k, BS_CBLOOM_DEFAULT_BITS, BS_DATA(v));
+	bs_bloom_agg_state_finish_counting(s.data, m, k, BS_CBLOOM_DEFAULT_BITS, BS_DATA(v));
 	bs_sketch_release(&s);
 	PG_RETURN_BYTEA_P(v);
 }

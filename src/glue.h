@@ -27,7 +27,7 @@
 #define BS_NORETURN pg_attribute_noreturn()
 #endif
 
-#include "core/builder.h"
+#include "core/bloom_agg_state.h"
 #include "core/format.h"
 #include "core/topk.h"
 #include "core/hash.h"
@@ -330,39 +330,39 @@ struct ExpandedObjectMethods;
 extern struct ExpandedObjectHeader *bs_expanded_of(Datum d,
 												   const struct ExpandedObjectMethods *methods);
 
-/* --- bloom_agg_state as an expanded object (builder_state.c) --- */
+/* --- bloom_agg_state as an expanded object (bloom_agg_expanded.c) --- */
 
-typedef struct bs_builder_eo bs_builder_eo;
+typedef struct bs_bloom_agg_expanded bs_bloom_agg_expanded;
 
 /* Argument argno if it is our read-write expanded state, else NULL. */
-extern bs_builder_eo *bs_builder_state_rw(FunctionCallInfo fcinfo, int argno);
+extern bs_bloom_agg_expanded *bs_bloom_agg_state_rw(FunctionCallInfo fcinfo, int argno);
 /* Its current state bytes (header exact; batched hashes not yet in the state). */
-extern uint8_t *bs_builder_state_bytes(bs_builder_eo *eo);
-/* Add one hash to the batch; a full batch goes into the state (builder_state.c). */
-extern void bs_builder_state_add(bs_builder_eo *eo, uint64_t h);
-extern Datum bs_builder_state_datum(bs_builder_eo *eo);
+extern uint8_t *bs_bloom_agg_state_bytes(bs_bloom_agg_expanded *expanded);
+/* Add one hash to the batch; a full batch goes into the state (bloom_agg_expanded.c). */
+extern void bs_bloom_agg_state_append(bs_bloom_agg_expanded *expanded, uint64_t h);
+extern Datum bs_bloom_agg_state_datum(bs_bloom_agg_expanded *expanded);
 /* What a transition function returns for flat state s: s, or s made expanded once large. */
-extern Datum bs_builder_state_return(FunctionCallInfo fcinfo, uint8_t *s);
+extern Datum bs_bloom_agg_state_return(FunctionCallInfo fcinfo, uint8_t *s);
 /* A bloom_agg_state argument's complete bytes, without copying our expanded state. */
-extern void bs_builder_state_arg(FunctionCallInfo fcinfo, int argno, bs_sketch_ref *ref);
+extern void bs_bloom_agg_state_arg(FunctionCallInfo fcinfo, int argno, bs_sketch_ref *ref);
 
 /* --- the state of topk_agg as an expanded object (topk_state.c) --- */
 
-typedef struct bs_topk_eo bs_topk_eo;
+typedef struct bs_topk_expanded bs_topk_expanded;
 
 /* Argument argno if it is our read-write expanded state, else NULL. */
-extern bs_topk_eo *bs_topk_state_rw(FunctionCallInfo fcinfo, int argno);
+extern bs_topk_expanded *bs_topk_state_rw(FunctionCallInfo fcinfo, int argno);
 /* Argument argno if it is our expanded state, read-write or read-only, else NULL. */
-extern bs_topk_eo *bs_topk_state_of(FunctionCallInfo fcinfo, int argno);
-extern bs_topk_state *bs_topk_eo_state(bs_topk_eo *eo);
+extern bs_topk_expanded *bs_topk_state_of(FunctionCallInfo fcinfo, int argno);
+extern bs_topk_state *bs_topk_eo_state(bs_topk_expanded *expanded);
 /* A new empty state, or one holding a format-2 value, in the aggregate's memory. */
-extern bs_topk_eo *bs_topk_state_new(FunctionCallInfo fcinfo, const bs_topk_params *p,
+extern bs_topk_expanded *bs_topk_state_new(FunctionCallInfo fcinfo, const bs_topk_params *p,
 									 uint8_t family);
-extern bs_topk_eo *bs_topk_state_load_value(FunctionCallInfo fcinfo, const uint8_t *data,
+extern bs_topk_expanded *bs_topk_state_load_value(FunctionCallInfo fcinfo, const uint8_t *data,
 											size_t len);
 /* The aggregate arguments the state was checked against (k, epsilon's and delta's bits). */
-extern bool bs_topk_state_args_are(bs_topk_eo *eo, int32 k, uint64 eps_bits, uint64 delta_bits);
-extern void bs_topk_state_set_args(bs_topk_eo *eo, int32 k, uint64 eps_bits, uint64 delta_bits);
-extern Datum bs_topk_state_datum(bs_topk_eo *eo);
+extern bool bs_topk_state_args_are(bs_topk_expanded *expanded, int32 k, uint64 eps_bits, uint64 delta_bits);
+extern void bs_topk_state_set_args(bs_topk_expanded *expanded, int32 k, uint64 eps_bits, uint64 delta_bits);
+extern Datum bs_topk_state_datum(bs_topk_expanded *expanded);
 
 #endif

@@ -73,11 +73,11 @@ canonical(const uint8_t *data, size_t len)
 }
 
 /* A new state holding sketch argument argno (format 2 only; not changed). */
-static bs_topk_eo *
+static bs_topk_expanded *
 state_of_value(FunctionCallInfo fcinfo, int argno, const char *name)
 {
 	bs_sketch_ref ref;
-	bs_topk_eo *eo;
+	bs_topk_expanded *expanded;
 
 	bs_sketch_arg(fcinfo, argno, KIND, &ref);
 	if (format_of(ref.data) != BS_TOPK_FORMAT)
@@ -85,9 +85,9 @@ state_of_value(FunctionCallInfo fcinfo, int argno, const char *name)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("%s cannot continue a topk state of format %d", name, format_of(ref.data)),
 				 errhint("States of format 1 come from bloomsketch 1.4 or earlier; run the aggregate on one version.")));
-	eo = bs_topk_state_load_value(fcinfo, ref.data, ref.len);
+	expanded = bs_topk_state_load_value(fcinfo, ref.data, ref.len);
 	bs_sketch_release(&ref);
-	return eo;
+	return expanded;
 }
 
 /*
@@ -111,7 +111,7 @@ agg_trans(FunctionCallInfo fcinfo, bool weighted)
 	int32		k;
 	uint64_t	count = 1;
 	const bs_key_info *ki;
-	bs_topk_eo *eo;
+	bs_topk_expanded *expanded;
 	bool		skip;
 
 	bs_require_agg_context(fcinfo, name);
@@ -132,23 +132,23 @@ agg_trans(FunctionCallInfo fcinfo, bool weighted)
 		count = bs_count_arg(fcinfo, 2, "weight");
 	ki = bs_key_arg(fcinfo, 1);
 
-	eo = bs_topk_state_rw(fcinfo, 0);
-	if (eo == NULL || !bs_topk_state_args_are(eo, k, eb, db))
+	expanded = bs_topk_state_rw(fcinfo, 0);
+	if (expanded == NULL || !bs_topk_state_args_are(expanded, k, eb, db))
 	{
 		bs_topk_params p;
 
 		BS_TRY(bs_topk_params_for(k, eps, delta, &p, BS_ERR), 0);
-		if (eo == NULL && !PG_ARGISNULL(0))
-			eo = state_of_value(fcinfo, 0, name);
-		if (eo == NULL)
+		if (expanded == NULL && !PG_ARGISNULL(0))
+			expanded = state_of_value(fcinfo, 0, name);
+		if (expanded == NULL)
 		{
 			if (skip)
 				PG_RETURN_NULL();	/* parameters are fine; no value yet */
-			eo = bs_topk_state_new(fcinfo, &p, ki->family);
+			expanded = bs_topk_state_new(fcinfo, &p, ki->family);
 		}
 		else
 		{
-			const bs_topk_params *q = &bs_topk_eo_state(eo)->params;
+			const bs_topk_params *q = &bs_topk_eo_state(expanded)->params;
 
 			if (q->k != p.k || q->capacity != p.capacity || q->width != p.width ||
 				q->depth != p.depth)
@@ -156,11 +156,11 @@ agg_trans(FunctionCallInfo fcinfo, bool weighted)
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 						 errmsg("%s parameters must be the same for every row of a group", name)));
 		}
-		bs_topk_state_set_args(eo, k, eb, db);
+		bs_topk_state_set_args(expanded, k, eb, db);
 	}
 	if (!skip)
-		add_value(fcinfo, bs_topk_eo_state(eo), ki, 1, count);
-	PG_RETURN_DATUM(bs_topk_state_datum(eo));
+		add_value(fcinfo, bs_topk_eo_state(expanded), ki, 1, count);
+	PG_RETURN_DATUM(bs_topk_state_datum(expanded));
 }
 
 Datum
@@ -184,13 +184,13 @@ topk_agg_weighted_trans(PG_FUNCTION_ARGS)
 Datum
 topk_merge_trans(PG_FUNCTION_ARGS)
 {
-	bs_topk_eo *eo;
+	bs_topk_expanded *expanded;
 	bs_sketch_ref b;
 
 	bs_require_agg_context(fcinfo, "topk_merge_trans");
-	eo = bs_topk_state_rw(fcinfo, 0);
+	expanded = bs_topk_state_rw(fcinfo, 0);
 	bs_sketch_arg(fcinfo, 1, KIND, &b);
-	if (eo == NULL)
+	if (expanded == NULL)
 	{
 		bs_sketch_ref a;
 
@@ -207,27 +207,27 @@ topk_merge_trans(PG_FUNCTION_ARGS)
 			bs_sketch_release(&b);
 			PG_RETURN_POINTER(BS_VARLENA_OF(r));
 		}
-		eo = bs_topk_state_load_value(fcinfo, a.data, a.len);
+		expanded = bs_topk_state_load_value(fcinfo, a.data, a.len);
 		bs_sketch_release(&a);
 	}
 	else
 		BS_TRY(bs_topk_check_same_format(BS_TOPK_FORMAT, format_of(b.data), BS_ERR), 0);
-	BS_TRY(bs_topk_state_merge(bs_topk_eo_state(eo), b.data, b.len, BS_ERR), 0);
+	BS_TRY(bs_topk_state_merge(bs_topk_eo_state(expanded), b.data, b.len, BS_ERR), 0);
 	bs_sketch_release(&b);
-	PG_RETURN_DATUM(bs_topk_state_datum(eo));
+	PG_RETURN_DATUM(bs_topk_state_datum(expanded));
 }
 
 /* Final function of the aggregates: the canonical form; the state is left as it is. */
 Datum
 topk_final(PG_FUNCTION_ARGS)
 {
-	bs_topk_eo *eo = bs_topk_state_of(fcinfo, 0);
+	bs_topk_expanded *expanded = bs_topk_state_of(fcinfo, 0);
 	bs_sketch_ref s;
 	bytea	   *v;
 	size_t		len;
 
-	if (eo != NULL)
-		PG_RETURN_BYTEA_P(BS_VARLENA_OF(bs_topk_state_write(bs_topk_eo_state(eo), true,
+	if (expanded != NULL)
+		PG_RETURN_BYTEA_P(BS_VARLENA_OF(bs_topk_state_write(bs_topk_eo_state(expanded), true,
 															&bs_palloc_allocator, &len)));
 	bs_sketch_arg(fcinfo, 0, KIND, &s);
 	v = canonical(s.data, s.len);

@@ -21,7 +21,7 @@
 #include "utils/expandeddatum.h"
 #include "utils/memutils.h"
 
-struct bs_topk_eo
+struct bs_topk_expanded
 {
 	ExpandedObjectHeader hdr;
 	bs_topk_state st;
@@ -55,9 +55,9 @@ eo_release(void *ctx, uint8_t *buf)
 static Size
 eo_get_flat_size(ExpandedObjectHeader *eohptr)
 {
-	bs_topk_eo *eo = (bs_topk_eo *) eohptr;
+	bs_topk_expanded *expanded = (bs_topk_expanded *) eohptr;
 
-	return VARHDRSZ + bs_topk_state_size(&eo->st);
+	return VARHDRSZ + bs_topk_state_size(&expanded->st);
 }
 
 /*
@@ -69,25 +69,25 @@ eo_get_flat_size(ExpandedObjectHeader *eohptr)
 static void
 eo_flatten_into(ExpandedObjectHeader *eohptr, void *result, Size allocated_size)
 {
-	bs_topk_eo *eo = (bs_topk_eo *) eohptr;
-	size_t		len = bs_topk_state_size(&eo->st);
-	const bs_allocator scratch = {eo_alloc, eo->hdr.eoh_context, eo_release};
+	bs_topk_expanded *expanded = (bs_topk_expanded *) eohptr;
+	size_t		len = bs_topk_state_size(&expanded->st);
+	const bs_allocator scratch = {eo_alloc, expanded->hdr.eoh_context, eo_release};
 
 	if (allocated_size != VARHDRSZ + len)
 		elog(ERROR, "topk state flattened into %zu bytes, needs %zu",
 			 allocated_size, VARHDRSZ + len);
 	SET_VARSIZE(result, allocated_size);
-	bs_topk_state_write_into(&eo->st, &scratch, BS_DATA(result));
+	bs_topk_state_write_into(&expanded->st, &scratch, BS_DATA(result));
 }
 
 /* Our expanded state behind datum d, read-write or read-only, or NULL. */
-static bs_topk_eo *
+static bs_topk_expanded *
 eo_of(Datum d)
 {
-	return (bs_topk_eo *) bs_expanded_of(d, &eo_methods);
+	return (bs_topk_expanded *) bs_expanded_of(d, &eo_methods);
 }
 
-bs_topk_eo *
+bs_topk_expanded *
 bs_topk_state_rw(FunctionCallInfo fcinfo, int argno)
 {
 	Datum		d = PG_GETARG_DATUM(argno);
@@ -96,16 +96,16 @@ bs_topk_state_rw(FunctionCallInfo fcinfo, int argno)
 		? eo_of(d) : NULL;
 }
 
-bs_topk_eo *
+bs_topk_expanded *
 bs_topk_state_of(FunctionCallInfo fcinfo, int argno)
 {
 	return PG_ARGISNULL(argno) ? NULL : eo_of(PG_GETARG_DATUM(argno));
 }
 
 bs_topk_state *
-bs_topk_eo_state(bs_topk_eo *eo)
+bs_topk_eo_state(bs_topk_expanded *expanded)
 {
-	return &eo->st;
+	return &expanded->st;
 }
 
 /*
@@ -113,61 +113,61 @@ bs_topk_eo_state(bs_topk_eo *eo)
  * nodeAgg keeps it rather than copy it (ExecAggTransReparent) and frees it
  * with its group.
  */
-static bs_topk_eo *
+static bs_topk_expanded *
 eo_new(FunctionCallInfo fcinfo, bs_allocator *a)
 {
 	MemoryContext aggcontext,
 				cxt;
-	bs_topk_eo *eo;
+	bs_topk_expanded *expanded;
 
 	if (AggCheckCallContext(fcinfo, &aggcontext) == 0)
 		elog(ERROR, "topk state made outside an aggregate");
 	cxt = AllocSetContextCreate(aggcontext, "topk state", ALLOCSET_DEFAULT_SIZES);
-	eo = (bs_topk_eo *) MemoryContextAllocZero(cxt, sizeof(bs_topk_eo));
-	EOH_init_header(&eo->hdr, &eo_methods, cxt);
+	expanded = (bs_topk_expanded *) MemoryContextAllocZero(cxt, sizeof(bs_topk_expanded));
+	EOH_init_header(&expanded->hdr, &eo_methods, cxt);
 	a->alloc = eo_alloc;
 	a->ctx = cxt;
 	a->release = eo_release;
-	return eo;
+	return expanded;
 }
 
-bs_topk_eo *
+bs_topk_expanded *
 bs_topk_state_new(FunctionCallInfo fcinfo, const bs_topk_params *p, uint8_t family)
 {
 	bs_allocator a;
-	bs_topk_eo *eo = eo_new(fcinfo, &a);
+	bs_topk_expanded *expanded = eo_new(fcinfo, &a);
 
-	BS_TRY(bs_topk_state_init(&eo->st, p, family, BS_DEFAULT_SEED, &a, BS_ERR), 0);
-	return eo;
+	BS_TRY(bs_topk_state_init(&expanded->st, p, family, BS_DEFAULT_SEED, &a, BS_ERR), 0);
+	return expanded;
 }
 
-bs_topk_eo *
+bs_topk_expanded *
 bs_topk_state_load_value(FunctionCallInfo fcinfo, const uint8_t *data, size_t len)
 {
 	bs_allocator a;
-	bs_topk_eo *eo = eo_new(fcinfo, &a);
+	bs_topk_expanded *expanded = eo_new(fcinfo, &a);
 
-	bs_topk_state_load(&eo->st, data, len, &a);
-	return eo;
+	bs_topk_state_load(&expanded->st, data, len, &a);
+	return expanded;
 }
 
 bool
-bs_topk_state_args_are(bs_topk_eo *eo, int32 k, uint64 eps_bits, uint64 delta_bits)
+bs_topk_state_args_are(bs_topk_expanded *expanded, int32 k, uint64 eps_bits, uint64 delta_bits)
 {
-	return eo->has_args && eo->k == k && eo->eps_bits == eps_bits && eo->delta_bits == delta_bits;
+	return expanded->has_args && expanded->k == k && expanded->eps_bits == eps_bits && expanded->delta_bits == delta_bits;
 }
 
 void
-bs_topk_state_set_args(bs_topk_eo *eo, int32 k, uint64 eps_bits, uint64 delta_bits)
+bs_topk_state_set_args(bs_topk_expanded *expanded, int32 k, uint64 eps_bits, uint64 delta_bits)
 {
-	eo->has_args = true;
-	eo->k = k;
-	eo->eps_bits = eps_bits;
-	eo->delta_bits = delta_bits;
+	expanded->has_args = true;
+	expanded->k = k;
+	expanded->eps_bits = eps_bits;
+	expanded->delta_bits = delta_bits;
 }
 
 Datum
-bs_topk_state_datum(bs_topk_eo *eo)
+bs_topk_state_datum(bs_topk_expanded *expanded)
 {
-	return EOHPGetRWDatum(&eo->hdr);
+	return EOHPGetRWDatum(&expanded->hdr);
 }

@@ -326,6 +326,21 @@ BS_REPORT=()
 
 bs_now_ms() { date +%s%3N; }
 
+# The failing checks of every failed stage, named in the summary: CI often keeps only the end
+# of the output, and a stage log is gone with the machine.  At most 20 lines a stage.
+bs_failures_report() {
+	local row name log
+	for row in "${BS_REPORT[@]}"; do
+		case $row in *FAILED*) ;; *) continue ;; esac
+		name=${row%% *}
+		log=$BS_WORK/$name.log
+		[ -f "$log" ] || continue
+		echo "failed in $name:"
+		grep -a -E '(^|[|] )[[:space:]]*not ok|#[[:space:]]+(Failed test|at |got:|expected:)|\.\.\. FAILED|Wstat|^(unit|vectors): [0-9]+ passed, [1-9]' "$log" |
+			head -n 20 | cut -c 1-200 | sed 's/^/  /'
+	done
+}
+
 bs_run_stage() {
 	local name=$1 kind=$2 needs=$3 fn=$4 need status p=0 f=0 rc=0 t0 ms counts
 	BS_STAGE_LOG=$BS_WORK/$name.log
@@ -545,6 +560,7 @@ main() {
 			echo "servers tested:"
 			bs_versions_report
 		fi
+		bs_failures_report
 		echo
 		echo "$BS_PASSED passed, $BS_FAILED failed"
 	} | tee "$BS_WORK/summary.txt"

@@ -152,7 +152,7 @@ bs_bloom_fpr_from_fill(uint64_t m, uint32_t k, uint64_t bits_set)
 }
 
 /*
- * Folding maps bit p of the M-bit filter to bit p / f (builder.h), so the
+ * Folding maps bit p of the M-bit filter to bit p / f (bloom_agg_state.h), so the
  * folded filter is made from the set bits alone, a 64-bit word at a time.
  * p / f is a multiply by ceil(2^64 / f) kept in the high word (bs_reduce):
  * exact, because p < 2^36 and f < 2^20 keep its error p / 2^64 below 1/f.

@@ -51,7 +51,7 @@
 typedef enum bs_kind
 {
 	BS_KIND_BLOOM = 1,
-	BS_KIND_BLOOM_STATE = 2,	/* bloom_agg transition state */
+	BS_KIND_BLOOM_AGG_STATE = 2,	/* bloom_agg transition state */
 	BS_KIND_CMS = 3,			/* count-min sketch */
 	BS_KIND_TOPK = 4,			/* heavy hitters: count-min plus candidates */
 	BS_KIND_CBLOOM = 5			/* counting Bloom filter */

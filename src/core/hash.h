@@ -91,7 +91,7 @@ bs_reduce(uint64_t x, uint64_t range)
  *     z = (z ^ (z >> 27)) * 0x94D049BB133111EB
  *     g_i = z ^ (z >> 31)                              (all mod 2^64)
  * (bs_splitmix gives g_i.)  The g_i do not depend on m, so a filter folds
- * exactly (builder.h), and, unlike double hashing read through the top bits, the k probes of a key
+ * exactly (bloom_agg_state.h), and, unlike double hashing read through the top bits, the k probes of a key
  * are independent: no key lands on a handful of bits whatever m is.  The k
  * values have no chain between them, so the CPU computes them in parallel.
  */

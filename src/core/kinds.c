@@ -7,14 +7,14 @@
 #include "format.h"
 
 #include "bloom_value.h"
-#include "builder.h"
+#include "bloom_agg_state.h"
 #include "cbloom.h"
 #include "cms.h"
 #include "topk.h"
 
 static const bs_kind_def kinds[] = {
 	[BS_KIND_BLOOM] = {"bloom", bs_bloom_check, BS_FORMAT_VERSION},
-	[BS_KIND_BLOOM_STATE] = {"bloom_agg_state", bs_builder_check, BS_FORMAT_VERSION},
+	[BS_KIND_BLOOM_AGG_STATE] = {"bloom_agg_state", bs_bloom_agg_state_check, BS_FORMAT_VERSION},
 	[BS_KIND_CMS] = {"cms", bs_cms_check, BS_FORMAT_VERSION},
 	[BS_KIND_TOPK] = {"topk", bs_topk_check, BS_TOPK_FORMAT},
 	[BS_KIND_CBLOOM] = {"cbloom", bs_cbloom_check, BS_FORMAT_VERSION},

@@ -3,7 +3,7 @@
  * switches on it.  A layout (header p3 of a fixed filter, or the low bit of
  * a growable one's) says where a key's bits go: classic (0, classic.h) over
  * all m bits, blocked (1, blocked.h) in one 512-bit block.  Everything above
- * (bloom.h, growable.h, the builder, probe ranges) calls these and never
+ * (bloom.h, growable.h, the bloom_agg_state, probe ranges) calls these and never
  * tests the layout itself, so a third layout is a new unit beside classic.c
  * and blocked.c plus one case in each function here (doc/architecture.md,
  * section 2).

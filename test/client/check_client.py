@@ -373,7 +373,7 @@ def check_sketch_vectors(bs, cur):
         problems = []
         try:
             if kind == "bloom_agg_state":
-                h = bs.parse_header(want, bs.KIND_BLOOM_STATE)
+                h = bs.parse_header(want, bs.KIND_BLOOM_AGG_STATE)
                 try:
                     bs.load(want)
                     problems.append("load() read a bloom_agg_state")

@@ -2,7 +2,7 @@
  * fuzz_blocked.c: the blocked layout (src/core/blocked.h) built from
  * parameters and hashes, against a reference written here and against its
  * own properties.  The other targets get blocked values as inputs (bloom,
- * bloom_state, validate); this one reaches every shape and every hash.
+ * bloom_agg_state, validate); this one reaches every shape and every hash.
  *
  * Input: 2 bytes the block count B (1 to 256), 1 byte k (1 to 64), 1 byte of
  * options (a seed, the target rate of the states), 2 bytes a capacity (1 to
@@ -184,7 +184,7 @@ state_add_all(uint8_t *s, const uint64_t *h, int n, int which)
 	for (i = 0; i < n; i++)
 		if (which < 0 || i % 3 == which || i % 3 == 2)
 		{
-			FZ_CHECK(bs_builder_add(&s, h[i], &fz_allocator, NULL) == BS_OK,
+			FZ_CHECK(bs_bloom_agg_state_add(&s, h[i], &fz_allocator, NULL) == BS_OK,
 					 "a blocked state refused a hash");
 		}
 	return s;
@@ -199,15 +199,15 @@ finish(const uint8_t *s, size_t *len)
 	bs_error	err;
 	uint8_t    *out;
 
-	FZ_CHECK(bs_validate(s, bs_builder_size(s), BS_KIND_BLOOM_STATE, true, NULL, &err) == BS_OK,
+	FZ_CHECK(bs_validate(s, bs_bloom_agg_state_size(s), BS_KIND_BLOOM_AGG_STATE, true, NULL, &err) == BS_OK,
 			 "a blocked state made by the core is rejected: %s", err.msg);
-	fz_roundtrip(s, bs_builder_size(s), BS_KIND_BLOOM_STATE, "blocked state");
-	bs_builder_result_shape(s, &m, &k);
+	fz_roundtrip(s, bs_bloom_agg_state_size(s), BS_KIND_BLOOM_AGG_STATE, "blocked state");
+	bs_bloom_agg_state_result_shape(s, &m, &k);
 	FZ_CHECK(bs_bloom_check_layout_shape(m, k, BS_LAYOUT_BLOCKED, &err) == BS_OK &&
 			 bs_bloom_size(m, &total, &err) == BS_OK,
 			 "blocked state's result shape %" PRIu64 " bits, %u hashes: %s", m, k, err.msg);
 	out = fz_alloc(NULL, (size_t) total);
-	bs_builder_finish(s, m, k, out);
+	bs_bloom_agg_state_finish(s, m, k, out);
 	*len = (size_t) total;
 	fz_roundtrip(out, *len, BS_KIND_BLOOM, "final filter of a blocked state");
 	FZ_CHECK(bs_load32(out + BS_OFF_P3) == BS_LAYOUT_BLOCKED, "a blocked state made a classic filter");
@@ -218,8 +218,8 @@ static uint8_t *
 merged(const uint8_t *a, const uint8_t *b)
 {
 	bs_error	err;
-	uint8_t    *r = fz_dup(a, bs_builder_size(a));
-	bs_status	st = bs_builder_merge(&r, b, &fz_allocator, &err);
+	uint8_t    *r = fz_dup(a, bs_bloom_agg_state_size(a));
+	bs_status	st = bs_bloom_agg_state_merge(&r, b, &fz_allocator, &err);
 
 	FZ_CHECK(st == BS_OK, "merge of blocked states of one target failed: %s", err.msg);
 	return r;
@@ -261,16 +261,16 @@ check_states(bool fixed, double capacity, double fpr, uint64_t seed, const uint6
 		{ \
 			FZ_CHECK(bs_bloom_shape_for(capacity, fpr, (layout), &m, &k, &err) == BS_OK, \
 					 "shape for %g at %g: %s", capacity, fpr, err.msg); \
-			FZ_CHECK(bs_builder_new_fixed_shape(capacity, fpr, (layout), m, k, BS_FAMILY_INTEGER, seed, \
+			FZ_CHECK(bs_bloom_agg_state_new_fixed_shape(capacity, fpr, (layout), m, k, BS_FAMILY_INTEGER, seed, \
 												&fz_allocator, &(out), &err) == BS_OK, "new fixed state: %s", err.msg); \
 		} \
 		else \
-			FZ_CHECK(bs_builder_new_auto_layout(fpr, (layout), BS_FAMILY_INTEGER, seed, &fz_allocator, \
+			FZ_CHECK(bs_bloom_agg_state_new_auto_layout(fpr, (layout), BS_FAMILY_INTEGER, seed, &fz_allocator, \
 												&(out), &err) == BS_OK, "new state: %s", err.msg); \
 	} while (0)
 
 	NEW(s, BS_LAYOUT_BLOCKED);
-	FZ_CHECK(bs_builder_layout(s) == BS_LAYOUT_BLOCKED, "a new blocked state is not blocked");
+	FZ_CHECK(bs_bloom_agg_state_layout(s) == BS_LAYOUT_BLOCKED, "a new blocked state is not blocked");
 	s = state_add_all(s, h, n, -1);
 	f = finish(s, &flen);
 
@@ -306,14 +306,14 @@ check_states(bool fixed, double capacity, double fpr, uint64_t seed, const uint6
 	/* a classic state of the same target does not merge, either way, and nothing changes */
 	NEW(cl, BS_LAYOUT_CLASSIC);
 	cl = state_add_all(cl, h, n, 0);
-	copy = dst = fz_dup(s, bs_builder_size(s));
-	st = bs_builder_merge(&dst, cl, &fz_allocator, &err);
+	copy = dst = fz_dup(s, bs_bloom_agg_state_size(s));
+	st = bs_bloom_agg_state_merge(&dst, cl, &fz_allocator, &err);
 	FZ_CHECK(dst == copy && st == BS_ERR_SHAPE,
 			 "a classic state merged into a blocked one (status %d)", (int) st);
-	FZ_CHECK(memcmp(copy, s, bs_builder_size(s)) == 0, "a refused merge changed the blocked state");
+	FZ_CHECK(memcmp(copy, s, bs_bloom_agg_state_size(s)) == 0, "a refused merge changed the blocked state");
 	fz_check_error(st, BS_ERR_SHAPE, &err, "classic into blocked state");
-	copy = dst = fz_dup(cl, bs_builder_size(cl));
-	st = bs_builder_merge(&dst, s, &fz_allocator, &err);
+	copy = dst = fz_dup(cl, bs_bloom_agg_state_size(cl));
+	st = bs_bloom_agg_state_merge(&dst, s, &fz_allocator, &err);
 	FZ_CHECK(dst == copy && st == BS_ERR_SHAPE,
 			 "a blocked state merged into a classic one (status %d)", (int) st);
 	fz_check_error(st, BS_ERR_SHAPE, &err, "blocked into classic state");

@@ -171,7 +171,7 @@ fold_and_check(const bs_bloom *b, uint64_t f, const uint64_t *keys, int nkeys)
 	FZ_CHECK(bits_set(&d) <= bits_set(b), "folding set more bits than the filter had");
 	check_stats(&d, "folded filter");
 
-	/* the keys alone, folded, are the filter of the keys built at M/f bits (builder.h) */
+	/* the keys alone, folded, are the filter of the keys built at M/f bits (bloom_agg_state.h) */
 	only = new_bloom(b->m, b->k, b->layout, b->family, b->seed, &len);
 	bs_bloom_view(only, &bo);
 	fo = new_bloom(b->m / f, b->k, b->layout, b->family, b->seed, &dlen);

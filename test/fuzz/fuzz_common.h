@@ -38,7 +38,7 @@
 #include <string.h>
 
 #include "core/bloom.h"
-#include "core/builder.h"
+#include "core/bloom_agg_state.h"
 #include "core/cbloom.h"
 #include "core/cms.h"
 #include "core/endian.h"
@@ -220,7 +220,7 @@ fz_check_error(bs_status st, bs_status want, const bs_error *err, const char *wh
 /*
  * Values up to this length go through their text form; longer ones (the
  * dense states) only through bs_validate: the coder is the hex target's, and
- * three text round trips of 93 KB took most of bloom_state's time.
+ * three text round trips of 93 KB took most of bloom_agg_state's time.
  */
 #define FZ_TEXT_MAX 16384
 

@@ -103,22 +103,22 @@ check_state(const uint8_t *data, size_t size, const bs_header *h)
 	uint32_t	k;
 	bs_error	err;
 
-	FZ_CHECK(bs_builder_size(data) == size, "bloom_agg_state accepted at %zu bytes, its header says %zu",
-			 size, bs_builder_size(data));
+	FZ_CHECK(bs_bloom_agg_state_size(data) == size, "bloom_agg_state accepted at %zu bytes, its header says %zu",
+			 size, bs_bloom_agg_state_size(data));
 	(void) fz_touch(data + BS_HEADER_SIZE, size - BS_HEADER_SIZE);
 	/* The final function's first steps: the shape must be one bs_bloom_size accepts. */
-	bs_builder_result_shape(data, &m, &k);
-	FZ_CHECK(bs_bloom_check_layout_shape(m, k, bs_builder_layout(data), &err) == BS_OK &&
+	bs_bloom_agg_state_result_shape(data, &m, &k);
+	FZ_CHECK(bs_bloom_check_layout_shape(m, k, bs_bloom_agg_state_layout(data), &err) == BS_OK &&
 			 bs_bloom_size(m, &total, &err) == BS_OK,
 			 "%s bloom_agg_state (flags 0x%x, p1 %" PRIu64 ", n %" PRIu64 ") gives an invalid result shape %" PRIu64 " bits, %u hashes: %s",
-			 bs_layout_name(bs_builder_layout(data)), h->p3, h->p1, h->n, m, k, err.msg);
-	FZ_CHECK(bs_builder_layout(data) == ((h->p3 & BS_BUILDER_BLOCKED) ? BS_LAYOUT_BLOCKED : BS_LAYOUT_CLASSIC),
-			 "bs_builder_layout disagrees with the flags 0x%x", h->p3);
+			 bs_layout_name(bs_bloom_agg_state_layout(data)), h->p3, h->p1, h->n, m, k, err.msg);
+	FZ_CHECK(bs_bloom_agg_state_layout(data) == ((h->p3 & BS_BUILDER_BLOCKED) ? BS_LAYOUT_BLOCKED : BS_LAYOUT_CLASSIC),
+			 "bs_bloom_agg_state_layout disagrees with the flags 0x%x", h->p3);
 	if ((h->p3 & BS_BUILDER_DENSE) && (h->p3 & BS_BUILDER_BLOCKED))
 		FZ_CHECK(h->p1 % BS_BLOCK_BITS == 0 && ((h->p3 & BS_BUILDER_FIXED) ||
 												(h->p1 / BS_BLOCK_BITS) % BS_BLOCKED_FOLD_BASE == 0),
 				 "dense blocked bloom_agg_state (flags 0x%x) of %" PRIu64 " bits accepted", h->p3, h->p1);
-	if (bs_builder_is_counting(data))
+	if (bs_bloom_agg_state_is_counting(data))
 	{
 		FZ_CHECK(!(h->p3 & BS_BUILDER_BLOCKED), "a counting blocked bloom_agg_state accepted (flags 0x%x)", h->p3);
 		FZ_CHECK(bs_cbloom_size(m, BS_CBLOOM_DEFAULT_BITS, &total, &err) == BS_OK,
@@ -341,7 +341,7 @@ check_cbloom(const uint8_t *data, size_t size, fz_rng *r)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const int kinds[] = {BS_KIND_BLOOM, BS_KIND_BLOOM_STATE, BS_KIND_CMS,
+	static const int kinds[] = {BS_KIND_BLOOM, BS_KIND_BLOOM_AGG_STATE, BS_KIND_CMS,
 	BS_KIND_TOPK, BS_KIND_CBLOOM, 0, 6};
 	size_t		ki;
 
@@ -378,7 +378,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				case BS_KIND_BLOOM:
 					check_bloom(data, size, &r);
 					break;
-				case BS_KIND_BLOOM_STATE:
+				case BS_KIND_BLOOM_AGG_STATE:
 					check_state(data, size, &h);
 					break;
 				case BS_KIND_CMS:

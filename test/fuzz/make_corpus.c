@@ -1,11 +1,11 @@
 /*
  * make_corpus.c: the seed corpus of the fuzz targets, made by the core's own
  * constructors (bs_bloom_init, bs_growable_new and bs_growable_add,
- * bs_builder_new_* and bs_builder_add,
+ * bs_bloom_agg_state_new_* and bs_bloom_agg_state_add,
  * bs_cms_init and bs_cms_add, bs_topk1_init / bs_topk1_add / bs_topk1_compact
  * (topk format 1), bs_topk_state_init / bs_topk_state_add /
  * bs_topk_state_merge / bs_topk_state_write (topk format 2),
- * bs_cbloom_init / bs_cbloom_add_hash, bs_builder_finish_counting), so every
+ * bs_cbloom_init / bs_cbloom_add_hash, bs_bloom_agg_state_finish_counting), so every
  * file is a valid value of its kind and shape variant.  Deterministic: the
  * keys come from splitmix64, so a rerun writes the same bytes.
  *
@@ -13,7 +13,7 @@
  *   cc -std=c11 -O2 -Isrc -o /tmp/make_corpus test/fuzz/make_corpus.c src/core/?*.c -lm
  *   /tmp/make_corpus test/fuzz/corpus
  *
- * Writes OUTDIR/<target>/<name> for the targets bloom, bloom_state, cms,
+ * Writes OUTDIR/<target>/<name> for the targets bloom, bloom_agg_state, cms,
  * topk, cbloom (values of that kind, of both bloom layouts), growable
  * (growable bloom values of both stage layouts, 1 to 64 stages), validate (all
  * values up to 64 kB), hex (the text form of the small ones, plus edge
@@ -31,7 +31,7 @@
 #include <sys/stat.h>
 
 #include "core/bloom.h"
-#include "core/builder.h"
+#include "core/bloom_agg_state.h"
 #include "core/cbloom.h"
 #include "core/cms.h"
 #include "core/endian.h"
@@ -123,7 +123,7 @@ write_file(const char *target, const char *name, const void *buf, size_t len)
 static const char *
 target_of(bs_kind kind)
 {
-	return kind == BS_KIND_BLOOM_STATE ? "bloom_state" : bs_kind_name(kind);
+	return kind == BS_KIND_BLOOM_AGG_STATE ? "bloom_agg_state" : bs_kind_name(kind);
 }
 
 /* Check a value and write it to target's corpus, validate/ and hex/. */
@@ -221,7 +221,7 @@ make_bloom(void)
 static void
 add_hash(uint8_t **s, uint64_t h)
 {
-	if (bs_builder_add(s, h, &alloc, NULL) != BS_OK)
+	if (bs_bloom_agg_state_add(s, h, &alloc, NULL) != BS_OK)
 		die("state full%s", "");
 }
 
@@ -249,10 +249,10 @@ state_auto(const char *name, double fpr, uint8_t family, uint64_t seed, int n, b
 {
 	uint8_t    *s;
 
-	if (bs_builder_new_auto(fpr, family, seed, &alloc, &s, NULL) != BS_OK)
-		die("bs_builder_new_auto for %s", name);
+	if (bs_bloom_agg_state_new_auto(fpr, family, seed, &alloc, &s, NULL) != BS_OK)
+		die("bs_bloom_agg_state_new_auto for %s", name);
 	s = add_hashes(s, n, zero, 1);
-	keep(BS_KIND_BLOOM_STATE, name, s, bs_builder_size(s));
+	keep(BS_KIND_BLOOM_AGG_STATE, name, s, bs_bloom_agg_state_size(s));
 }
 
 static void
@@ -262,8 +262,8 @@ state_counting(const char *name, double fpr, uint8_t family, int n, bool zero, i
 	uint8_t    *s;
 	int			i;
 
-	if (bs_builder_new_counting(fpr, family, 0, &alloc, &s, NULL) != BS_OK)
-		die("bs_builder_new_counting for %s", name);
+	if (bs_bloom_agg_state_new_counting(fpr, family, 0, &alloc, &s, NULL) != BS_OK)
+		die("bs_bloom_agg_state_new_counting for %s", name);
 	s = add_hashes(s, n, zero, repeat);
 	if (saturated)
 	{
@@ -272,7 +272,7 @@ state_counting(const char *name, double fpr, uint8_t family, int n, bool zero, i
 		for (i = 0; i < saturated; i++)
 			add_hash(&s, h);
 	}
-	keep(BS_KIND_BLOOM_STATE, name, s, bs_builder_size(s));
+	keep(BS_KIND_BLOOM_AGG_STATE, name, s, bs_bloom_agg_state_size(s));
 }
 
 static void
@@ -280,10 +280,10 @@ state_fixed(const char *name, double capacity, double fpr, uint8_t family, int n
 {
 	uint8_t    *s;
 
-	if (bs_builder_new_fixed(capacity, fpr, family, 0, &alloc, &s, NULL) != BS_OK)
-		die("bs_builder_new_fixed for %s", name);
+	if (bs_bloom_agg_state_new_fixed(capacity, fpr, family, 0, &alloc, &s, NULL) != BS_OK)
+		die("bs_bloom_agg_state_new_fixed for %s", name);
 	s = add_hashes(s, n, false, 1);
-	keep(BS_KIND_BLOOM_STATE, name, s, bs_builder_size(s));
+	keep(BS_KIND_BLOOM_AGG_STATE, name, s, bs_bloom_agg_state_size(s));
 }
 
 static void
@@ -306,7 +306,7 @@ make_state(void)
 	/*
 	 * A dense auto-sized state: more than BS_BUILDER_EXACT_LIMIT distinct
 	 * hashes at a rate whose M is one fold unit (746496 bits, 93360 bytes),
-	 * the smallest a dense auto state can be.  Only in bloom_state/.
+	 * the smallest a dense auto state can be.  Only in bloom_agg_state/.
 	 */
 	state_auto("dense-auto-1-1e-10-numeric", 1 - 1e-10, BS_FAMILY_NUMERIC, 0,
 			   (int) BS_BUILDER_EXACT_LIMIT + 5, false);
@@ -650,14 +650,14 @@ cbloom_from_state(const char *name, int n)
 				total;
 	uint32_t	k;
 
-	if (bs_builder_new_counting(0.01, BS_FAMILY_TEXT, 0, &alloc, &s, NULL) != BS_OK)
-		die("bs_builder_new_counting for %s", name);
+	if (bs_bloom_agg_state_new_counting(0.01, BS_FAMILY_TEXT, 0, &alloc, &s, NULL) != BS_OK)
+		die("bs_bloom_agg_state_new_counting for %s", name);
 	s = add_hashes(s, n, true, 2);
-	bs_builder_result_shape(s, &m, &k);
+	bs_bloom_agg_state_result_shape(s, &m, &k);
 	if (bs_cbloom_size(m, BS_CBLOOM_DEFAULT_BITS, &total, NULL) != BS_OK)
 		die("bad counting result shape for %s", name);
 	out = gen_alloc(NULL, (size_t) total);
-	bs_builder_finish_counting(s, m, k, BS_CBLOOM_DEFAULT_BITS, out);
+	bs_bloom_agg_state_finish_counting(s, m, k, BS_CBLOOM_DEFAULT_BITS, out);
 	keep(BS_KIND_CBLOOM, name, out, (size_t) total);
 }
 
@@ -718,10 +718,10 @@ state_blocked_auto(const char *name, double fpr, uint8_t family, uint64_t seed, 
 {
 	uint8_t    *s;
 
-	if (bs_builder_new_auto_layout(fpr, BS_LAYOUT_BLOCKED, family, seed, &alloc, &s, NULL) != BS_OK)
-		die("bs_builder_new_auto_layout for %s", name);
+	if (bs_bloom_agg_state_new_auto_layout(fpr, BS_LAYOUT_BLOCKED, family, seed, &alloc, &s, NULL) != BS_OK)
+		die("bs_bloom_agg_state_new_auto_layout for %s", name);
 	s = add_hashes(s, n, zero, 1);
-	keep(BS_KIND_BLOOM_STATE, name, s, bs_builder_size(s));
+	keep(BS_KIND_BLOOM_AGG_STATE, name, s, bs_bloom_agg_state_size(s));
 }
 
 static void
@@ -732,11 +732,11 @@ state_blocked_fixed(const char *name, double capacity, double fpr, uint8_t famil
 	uint32_t	k;
 
 	if (bs_bloom_shape_for(capacity, fpr, BS_LAYOUT_BLOCKED, &m, &k, NULL) != BS_OK ||
-		bs_builder_new_fixed_shape(capacity, fpr, BS_LAYOUT_BLOCKED, m, k, family, 0, &alloc, &s,
+		bs_bloom_agg_state_new_fixed_shape(capacity, fpr, BS_LAYOUT_BLOCKED, m, k, family, 0, &alloc, &s,
 								   NULL) != BS_OK)
-		die("bs_builder_new_fixed_shape for %s", name);
+		die("bs_bloom_agg_state_new_fixed_shape for %s", name);
 	s = add_hashes(s, n, false, 1);
-	keep(BS_KIND_BLOOM_STATE, name, s, bs_builder_size(s));
+	keep(BS_KIND_BLOOM_AGG_STATE, name, s, bs_bloom_agg_state_size(s));
 }
 
 /*

@@ -9,8 +9,8 @@
  *   /tmp/repro [OUTDIR]
  *
  * With OUTDIR, the crafted values are also written there as fuzz inputs
- * (OUTDIR/finding1-bloom_state, OUTDIR/finding2-topk,
- * OUTDIR/finding3-bloom_state), to replay with a target built with
+ * (OUTDIR/finding1-bloom_agg_state, OUTDIR/finding2-topk,
+ * OUTDIR/finding3-bloom_agg_state), to replay with a target built with
  * -DFZ_STRICT (README.md).
  */
 #define _POSIX_C_SOURCE 200809L
@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/builder.h"
+#include "core/bloom_agg_state.h"
 #include "core/endian.h"
 #include "core/format.h"
 #include "core/hash.h"
@@ -92,7 +92,7 @@ bigint_hash(int64_t v)
 }
 
 /*
- * Finding 1: bs_builder_check (deep) accepts an exact-phase bloom_agg_state
+ * Finding 1: bs_bloom_agg_state_check (deep) accepts an exact-phase bloom_agg_state
  * whose table holds a hash twice (or out of its probe sequence).  The first
  * add that grows the table folds the two copies into one and the state then
  * counts one hash more than it holds: bs_validate rejects the state the core
@@ -117,11 +117,11 @@ finding1(void)
 				st2;
 
 	printf("finding 1: a bloom_agg_state holding a hash twice\n");
-	if (bs_builder_new_auto(0.01, BS_FAMILY_INTEGER, BS_DEFAULT_SEED, &alloc, &s, NULL) != BS_OK)
+	if (bs_bloom_agg_state_new_auto(0.01, BS_FAMILY_INTEGER, BS_DEFAULT_SEED, &alloc, &s, NULL) != BS_OK)
 		exit(2);
 	for (i = 1; i <= 11; i++)
-		(void) bs_builder_add(&s, bigint_hash(i), &alloc, NULL);	/* bloom_agg(x) over 1..11: 16 slots */
-	len = bs_builder_size(s);
+		(void) bs_bloom_agg_state_add(&s, bigint_hash(i), &alloc, NULL);	/* bloom_agg(x) over 1..11: 16 slots */
+	len = bs_bloom_agg_state_size(s);
 	for (i = 0; i < 16; i++)
 	{
 		uint64_t	v = bs_load64(s + BS_HEADER_SIZE + i * 8);
@@ -133,10 +133,10 @@ finding1(void)
 	}
 	bs_store64(s + BS_HEADER_SIZE + to * 8, dup);	/* the first hash again, in the first empty slot */
 	bs_store64(s + BS_OFF_N, 12);	/* and counted: n = slots used */
-	st1 = bs_validate(s, len, BS_KIND_BLOOM_STATE, true, NULL, &err);
+	st1 = bs_validate(s, len, BS_KIND_BLOOM_AGG_STATE, true, NULL, &err);
 	printf("  crafted state (%zu bytes), bs_validate(deep) = %d %s:\n  ", len, (int) st1, st1 ? err.msg : "(accepted)");
 	print_hex(s, len);
-	save("finding1-bloom_state", s, len);
+	save("finding1-bloom_agg_state", s, len);
 	if (st1 != BS_OK)
 	{
 		printf("  fixed: the validator rejects it\n");
@@ -145,18 +145,18 @@ finding1(void)
 
 	/* bloom_agg_trans(state, 12::bigint) */
 	t = s;
-	(void) bs_builder_add(&t, bigint_hash(12), &alloc, NULL);
-	st2 = bs_validate(t, bs_builder_size(t), BS_KIND_BLOOM_STATE, true, NULL, &err);
+	(void) bs_bloom_agg_state_add(&t, bigint_hash(12), &alloc, NULL);
+	st2 = bs_validate(t, bs_bloom_agg_state_size(t), BS_KIND_BLOOM_AGG_STATE, true, NULL, &err);
 	printf("  after bloom_agg_trans(state, 12::bigint): %zu bytes, bs_validate(deep) = %d %s\n",
-		   bs_builder_size(t), (int) st2, st2 ? err.msg : "(accepted)");
+		   bs_bloom_agg_state_size(t), (int) st2, st2 ? err.msg : "(accepted)");
 
 	/* the final filter, against bloom_agg over 1..12 */
-	if (bs_builder_new_auto(0.01, BS_FAMILY_INTEGER, BS_DEFAULT_SEED, &alloc, &honest, NULL) != BS_OK)
+	if (bs_bloom_agg_state_new_auto(0.01, BS_FAMILY_INTEGER, BS_DEFAULT_SEED, &alloc, &honest, NULL) != BS_OK)
 		exit(2);
 	for (i = 1; i <= 12; i++)
-		(void) bs_builder_add(&honest, bigint_hash(i), &alloc, NULL);
-	bs_builder_result_shape(t, &m1, &k1);
-	bs_builder_result_shape(honest, &m2, &k2);
+		(void) bs_bloom_agg_state_add(&honest, bigint_hash(i), &alloc, NULL);
+	bs_bloom_agg_state_result_shape(t, &m1, &k1);
+	bs_bloom_agg_state_result_shape(honest, &m2, &k2);
 	printf("  bloom_agg_final: %" PRIu64 " bits, %u hashes; bloom_agg over 1..12 gives %" PRIu64 " bits, %u hashes\n",
 		   m1, k1, m2, k2);
 	printf("  SQL: CREATE AGGREGATE crafted(bigint) (SFUNC = bloom_agg_trans, STYPE = bloom_agg_state,\n"
@@ -244,10 +244,10 @@ finding2(void)
 }
 
 /*
- * Finding 3: bs_builder_new_fixed takes the capacity as a double and stores
+ * Finding 3: bs_bloom_agg_state_new_fixed takes the capacity as a double and stores
  * (uint64_t) capacity, so bloom_agg(x, capacity, fpr) with a capacity above
  * 2^53 stores another capacity than the one asked for, and
- * bs_builder_same_target (which compares the bigint argument with the stored
+ * bs_bloom_agg_state_same_target (which compares the bigint argument with the stored
  * one) refuses the group's second row.  Only a rate very close to 1 keeps such
  * a filter within the size limit.
  */
@@ -261,18 +261,18 @@ finding3(void)
 	bool		same;
 
 	printf("finding 3: bloom_agg(x, %" PRId64 ", %.11f)\n", capacity, fpr);
-	if (bs_builder_new_fixed((double) capacity, fpr, BS_FAMILY_INTEGER, BS_DEFAULT_SEED, &alloc, &s, &err) != BS_OK)
+	if (bs_bloom_agg_state_new_fixed((double) capacity, fpr, BS_FAMILY_INTEGER, BS_DEFAULT_SEED, &alloc, &s, &err) != BS_OK)
 	{
-		printf("  fixed: bs_builder_new_fixed refuses it: %s\n", err.msg);
+		printf("  fixed: bs_bloom_agg_state_new_fixed refuses it: %s\n", err.msg);
 		return false;
 	}
-	same = bs_builder_same_target(s, true, (uint64_t) capacity, fpr);
-	printf("  state of %zu bytes stores capacity %" PRIu64 "; bs_builder_same_target(capacity) = %d\n",
-		   bs_builder_size(s), bs_load64(s + BS_OFF_N), (int) same);
+	same = bs_bloom_agg_state_same_target(s, true, (uint64_t) capacity, fpr);
+	printf("  state of %zu bytes stores capacity %" PRIu64 "; bs_bloom_agg_state_same_target(capacity) = %d\n",
+		   bs_bloom_agg_state_size(s), bs_load64(s + BS_OFF_N), (int) same);
 	/* the state with the capacity asked for: valid, and what FZ_STRICT fails on */
 	bs_store64(s + BS_OFF_N, (uint64_t) capacity);
-	if (bs_validate(s, bs_builder_size(s), BS_KIND_BLOOM_STATE, true, NULL, &err) == BS_OK)
-		save("finding3-bloom_state", s, bs_builder_size(s));
+	if (bs_validate(s, bs_bloom_agg_state_size(s), BS_KIND_BLOOM_AGG_STATE, true, NULL, &err) == BS_OK)
+		save("finding3-bloom_agg_state", s, bs_bloom_agg_state_size(s));
 	printf("  SQL: SELECT bloom_agg(x, 9007199254740993, 0.99999999999) FROM generate_series(1, 2) x;\n"
 		   "  (expected: ERROR: bloom_agg parameters must be the same for every row of a group)\n");
 	if (same)

@@ -22,7 +22,7 @@ set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
-all_targets=(validate bloom growable bloom_state blocked cms topk cbloom hex)
+all_targets=(validate bloom growable bloom_agg_state blocked cms topk cbloom hex)
 
 seconds=${FUZZ_SECONDS:-20}
 jobs=${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 2)}

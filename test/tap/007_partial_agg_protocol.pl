@@ -180,7 +180,7 @@ is( $node->safe_psql(
 # ---------------------------------------------------------------------------------------
 # Large states: id has about 6,700 distinct values per shard, so each shard's bloom_agg
 # state is a 128 kB table, kept in memory as an expanded object that queues hashes while
-# it prefetches their slots (src/builder_state.c).  The shim, as Citus, keeps the object
+# it prefetches their slots (src/bloom_agg_expanded.c).  The shim, as Citus, keeps the object
 # it is given back and ships its text: no queued hash may be lost on the way.
 is( $node->safe_psql(
 		'postgres', join(

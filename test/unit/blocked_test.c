@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "core/bloom.h"
-#include "core/builder.h"
+#include "core/bloom_agg_state.h"
 #include "core/endian.h"
 #include "core/format.h"
 #include "unit.h"
@@ -299,10 +299,10 @@ finish(const uint8_t *s, bs_bloom *b)
 	uint32_t	k;
 	uint8_t    *out;
 
-	bs_builder_result_shape(s, &m, &k);
+	bs_bloom_agg_state_result_shape(s, &m, &k);
 	(void) bs_bloom_size(m, &total, NULL);
 	out = unit_calloc(1, (size_t) total);
-	bs_builder_finish(s, m, k, out);
+	bs_bloom_agg_state_finish(s, m, k, out);
 	bs_bloom_view(out, b);
 	return out;
 }
@@ -324,9 +324,9 @@ test_states(void)
 	bs_status	st;
 
 	/* auto-sized, exact phase: the filter of bloom_empty(n, p, 'blocked') */
-	(void) bs_builder_new_auto_layout(0.01, BS_LAYOUT_BLOCKED, BS_FAMILY_INTEGER, 0, &alloc, &s, NULL);
+	(void) bs_bloom_agg_state_new_auto_layout(0.01, BS_LAYOUT_BLOCKED, BS_FAMILY_INTEGER, 0, &alloc, &s, NULL);
 	for (i = 0; i < 5000; i++)
-		(void) bs_builder_add(&s, h[i], &alloc, NULL);
+		(void) bs_bloom_agg_state_add(&s, h[i], &alloc, NULL);
 	out = finish(s, &b);
 	(void) bs_bloom_shape_for(5000, 0.01, BS_LAYOUT_BLOCKED, &m, &k, NULL);
 	for (i = 0; i < 5000; i++)
@@ -338,11 +338,11 @@ test_states(void)
 
 	/* auto-sized, dense phase: past 2^20 distinct hashes, folded at the end */
 	for (; i < 1200000; i++)
-		(void) bs_builder_add(&s, h[i], &alloc, NULL);
+		(void) bs_bloom_agg_state_add(&s, h[i], &alloc, NULL);
 	CHECK((bs_load32(s + BS_OFF_P3) & (BS_BUILDER_DENSE | BS_BUILDER_BLOCKED)) ==
 		  (BS_BUILDER_DENSE | BS_BUILDER_BLOCKED) &&
 		  bs_load64(s + BS_OFF_P1) % (BS_BLOCKED_FOLD_BASE * BS_BLOCK_BITS) == 0 &&
-		  bs_validate(s, bs_builder_size(s), BS_KIND_BLOOM_STATE, true, NULL, &err) == BS_OK,
+		  bs_validate(s, bs_bloom_agg_state_size(s), BS_KIND_BLOOM_AGG_STATE, true, NULL, &err) == BS_OK,
 		  "1.2M hashes: the state is a blocked dense filter of %" PRIu64 " bits (a multiple of 512 * 2^7 * 3^4), and valid",
 		  bs_load64(s + BS_OFF_P1));
 	out = finish(s, &b);
@@ -358,35 +358,35 @@ test_states(void)
 
 	/* fixed: same shape as bloom_empty; batches give the same bytes as one by one */
 	(void) bs_bloom_shape_for(300000, 0.01, BS_LAYOUT_BLOCKED, &m, &k, NULL);
-	(void) bs_builder_new_fixed_shape(300000, 0.01, BS_LAYOUT_BLOCKED, m, k, BS_FAMILY_INTEGER, 0, &alloc, &s, NULL);
-	(void) bs_builder_new_fixed_shape(300000, 0.01, BS_LAYOUT_BLOCKED, m, k, BS_FAMILY_INTEGER, 0, &alloc, &s2, NULL);
-	CHECK(bs_builder_batches_pay(s), "a fixed blocked state of %" PRIu64 " bytes takes batches (256 kB or more)",
-		  bs_builder_size(s));
+	(void) bs_bloom_agg_state_new_fixed_shape(300000, 0.01, BS_LAYOUT_BLOCKED, m, k, BS_FAMILY_INTEGER, 0, &alloc, &s, NULL);
+	(void) bs_bloom_agg_state_new_fixed_shape(300000, 0.01, BS_LAYOUT_BLOCKED, m, k, BS_FAMILY_INTEGER, 0, &alloc, &s2, NULL);
+	CHECK(bs_bloom_agg_state_batches_pay(s), "a fixed blocked state of %" PRIu64 " bytes takes batches (256 kB or more)",
+		  bs_bloom_agg_state_size(s));
 	for (i = 0; i < 300000; i++)
-		(void) bs_builder_add(&s, h[i], &alloc, NULL);
+		(void) bs_bloom_agg_state_add(&s, h[i], &alloc, NULL);
 	{
-		size_t		words = bs_builder_batch_scratch(s2, 4096);
+		size_t		words = bs_bloom_agg_state_batch_scratch(s2, 4096);
 		uint64_t   *scratch = unit_calloc(words, sizeof(uint64_t)),
 				   *copy = unit_calloc(300000, sizeof(uint64_t));
 
 		memcpy(copy, h, 300000 * sizeof(uint64_t));
 		for (i = 0; i < 300000; i += 4096)
-			(void) bs_builder_add_batch(&s2, copy + i, 300000 - i < 4096 ? 300000 - i : 4096,
+			(void) bs_bloom_agg_state_add_batch(&s2, copy + i, 300000 - i < 4096 ? 300000 - i : 4096,
 										scratch, words, &alloc, NULL);
-		CHECK(memcmp(s, s2, bs_builder_size(s)) == 0,
+		CHECK(memcmp(s, s2, bs_bloom_agg_state_size(s)) == 0,
 			  "a fixed blocked state: 300,000 hashes in batches give the bytes of adding them one by one");
 		free(scratch);
 		free(copy);
 	}
-	CHECK(bs_validate(s, bs_builder_size(s), BS_KIND_BLOOM_STATE, true, NULL, &err) == BS_OK,
+	CHECK(bs_validate(s, bs_bloom_agg_state_size(s), BS_KIND_BLOOM_AGG_STATE, true, NULL, &err) == BS_OK,
 		  "the fixed blocked state is valid");
 	/* a layout changes the target: merging a classic state into it fails, naming both */
 	{
 		uint8_t    *c,
 				   *d = s;
 
-		(void) bs_builder_new_fixed(300000, 0.01, BS_FAMILY_INTEGER, 0, &alloc, &c, NULL);
-		st = bs_builder_merge(&d, c, &alloc, &err);
+		(void) bs_bloom_agg_state_new_fixed(300000, 0.01, BS_FAMILY_INTEGER, 0, &alloc, &c, NULL);
+		st = bs_bloom_agg_state_merge(&d, c, &alloc, &err);
 		CHECK(d == s && st == BS_ERR_SHAPE &&
 			  strstr(err.msg, "blocked") && strstr(err.msg, "classic"),
 			  "merging fixed blocked and classic states fails: %s", err.msg);
@@ -394,17 +394,17 @@ test_states(void)
 	{
 		uint8_t    *c;
 
-		(void) bs_builder_new_fixed(300000, 0.01, BS_FAMILY_INTEGER, 0, &alloc, &c, NULL);
+		(void) bs_bloom_agg_state_new_fixed(300000, 0.01, BS_FAMILY_INTEGER, 0, &alloc, &c, NULL);
 		bs_store32(c + BS_OFF_P3, bs_load32(c + BS_OFF_P3) | BS_BUILDER_BLOCKED);
-		CHECK(bs_validate(c, bs_builder_size(c), BS_KIND_BLOOM_STATE, true, NULL, &err) == BS_ERR_FORMAT,
+		CHECK(bs_validate(c, bs_bloom_agg_state_size(c), BS_KIND_BLOOM_AGG_STATE, true, NULL, &err) == BS_ERR_FORMAT,
 			  "a classic fixed state marked blocked is refused: %s", err.msg);
 	}
 	{
 		uint8_t    *c;
 
-		(void) bs_builder_new_counting(0.01, BS_FAMILY_INTEGER, 0, &alloc, &c, NULL);
+		(void) bs_bloom_agg_state_new_counting(0.01, BS_FAMILY_INTEGER, 0, &alloc, &c, NULL);
 		bs_store32(c + BS_OFF_P3, bs_load32(c + BS_OFF_P3) | BS_BUILDER_BLOCKED);
-		CHECK(bs_validate(c, bs_builder_size(c), BS_KIND_BLOOM_STATE, true, NULL, &err) == BS_ERR_FORMAT,
+		CHECK(bs_validate(c, bs_bloom_agg_state_size(c), BS_KIND_BLOOM_AGG_STATE, true, NULL, &err) == BS_ERR_FORMAT,
 			  "a counting state marked blocked is refused: %s", err.msg);
 	}
 	unit_arena_reset(&the_arena);

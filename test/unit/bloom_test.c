@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "core/bloom.h"
-#include "core/builder.h"		/* BS_FOLD_BASE */
+#include "core/bloom_agg_state.h"		/* BS_FOLD_BASE */
 #include "core/format.h"
 #include "unit.h"
 

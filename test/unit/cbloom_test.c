@@ -1,13 +1,13 @@
 /*
  * cbloom_test.c: the counting Bloom filter of src/core/cbloom.c and the
- * counting exact phase of the bloom_agg state (src/core/builder.c) that
+ * counting exact phase of the bloom_agg state (src/core/bloom_agg_state.c) that
  * cbloom_agg uses.
  *
  * Parts: the byte layout (nibble packing, header, a worked example), add /
  * contains / count / remove (coinciding probes included), saturation, churn
  * (false-positive rate after many adds and removes against the formula),
  * union, the bit view, the validator with a mutation fuzz, and the counting
- * builder (equal to direct adds, split- and order-independent, its checks
+ * bloom_agg_state (equal to direct adds, split- and order-independent, its checks
  * and its limit).
  *
  * For an AddressSanitizer run by hand:
@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "core/bloom.h"
-#include "core/builder.h"
+#include "core/bloom_agg_state.h"
 #include "core/cbloom.h"
 #include "core/endian.h"
 #include "core/format.h"
@@ -169,7 +169,7 @@ max_mult(uint64_t h, uint32_t k, uint64_t m)
 	return best;
 }
 
-/* Free one buffer early (a state that bs_builder_add replaced). */
+/* Free one buffer early (a state that bs_bloom_agg_state_add replaced). */
 static void
 arena_drop(unit_arena *a, void *p)
 {
@@ -1540,7 +1540,7 @@ test_fuzz(void)
 		free(samples[si].buf);
 }
 
-/* ---- 8. counting builder ---- */
+/* ---- 8. counting bloom_agg_state ---- */
 
 static uint8_t *
 new_counting(double fpr, uint8_t family)
@@ -1548,9 +1548,9 @@ new_counting(double fpr, uint8_t family)
 	uint8_t    *s;
 	bs_error	err;
 
-	if (bs_builder_new_counting(fpr, family, 0, &alloc, &s, &err) != BS_OK)
+	if (bs_bloom_agg_state_new_counting(fpr, family, 0, &alloc, &s, &err) != BS_OK)
 	{
-		fprintf(stderr, "bs_builder_new_counting: %s\n", err.msg);
+		fprintf(stderr, "bs_bloom_agg_state_new_counting: %s\n", err.msg);
 		exit(2);
 	}
 	return s;
@@ -1566,7 +1566,7 @@ sadd_all(uint8_t *s, const uint64_t *h, size_t n, size_t *at)
 	{
 		uint8_t    *t = s;
 
-		if (bs_builder_add(&t, h[i], &alloc, NULL) != BS_OK)
+		if (bs_bloom_agg_state_add(&t, h[i], &alloc, NULL) != BS_OK)
 		{
 			if (at)
 				*at = i;
@@ -1582,7 +1582,7 @@ sadd_all(uint8_t *s, const uint64_t *h, size_t n, size_t *at)
 static uint8_t *
 copy_state(const uint8_t *s)
 {
-	size_t		len = bs_builder_size(s);
+	size_t		len = bs_bloom_agg_state_size(s);
 	uint8_t    *c = unit_arena_alloc(&the_arena, len);
 
 	memcpy(c, s, len);
@@ -1597,11 +1597,11 @@ finish_counting(const uint8_t *s, uint32_t bits, size_t *len)
 	uint32_t	k;
 	uint8_t    *out;
 
-	bs_builder_result_shape(s, &m, &k);
+	bs_bloom_agg_state_result_shape(s, &m, &k);
 	*len = cb_total(m, bits);
 	out = unit_arena_alloc(&the_arena, *len);
 	memset(out, 0xa5, *len);
-	bs_builder_finish_counting(s, m, k, bits, out);
+	bs_bloom_agg_state_finish_counting(s, m, k, bits, out);
 	return out;
 }
 
@@ -1661,7 +1661,7 @@ make_stream(unit_rng *r, size_t nd, bool zero, uint32_t maxmult, size_t nheavy, 
 }
 
 static void
-test_builder_direct(void)
+test_agg_state_direct(void)
 {
 	unit_rng	r = {8000};
 	static const struct
@@ -1699,9 +1699,9 @@ test_builder_direct(void)
 			free(stream);
 			continue;
 		}
-		if (bs_validate(s, bs_builder_size(s), BS_KIND_BLOOM_STATE, true, NULL, NULL) != BS_OK)
+		if (bs_validate(s, bs_bloom_agg_state_size(s), BS_KIND_BLOOM_AGG_STATE, true, NULL, NULL) != BS_OK)
 			bad_valid++;
-		bs_builder_result_shape(s, &m, &k);
+		bs_bloom_agg_state_result_shape(s, &m, &k);
 		snprintf(list + strlen(list), sizeof(list) - strlen(list), " %zu distinct/%zu adds: m=%" PRIu64 " k=%u;",
 				 cases[ci].nd, ns, m, k);
 		for (bits = 4; bits <= 8; bits += 4)
@@ -1730,18 +1730,18 @@ test_builder_direct(void)
 				b1 = unit_arena_alloc(&the_arena, (size_t) blen);
 				b2 = unit_arena_alloc(&the_arena, (size_t) blen);
 				bs_cbloom_to_bloom(&direct, b1);
-				bs_builder_finish(s, m, k, b2);
-				if (bs_builder_new_auto(0.01, BS_FAMILY_INTEGER, 0, &alloc, &plain, NULL) != BS_OK)
+				bs_bloom_agg_state_finish(s, m, k, b2);
+				if (bs_bloom_agg_state_new_auto(0.01, BS_FAMILY_INTEGER, 0, &alloc, &plain, NULL) != BS_OK)
 					exit(2);
 				plain = sadd_all(plain, stream, ns, NULL);
-				bs_builder_result_shape(plain, &pm, &pk);
+				bs_bloom_agg_state_result_shape(plain, &pm, &pk);
 				if (memcmp(b1, b2, (size_t) blen) != 0 || pm != m || pk != k)
 					bad_bloom++;
 				else
 				{
 					uint8_t    *b3 = unit_arena_alloc(&the_arena, (size_t) blen);
 
-					bs_builder_finish(plain, pm, pk, b3);
+					bs_bloom_agg_state_finish(plain, pm, pk, b3);
 					bad_bloom += memcmp(b1, b3, (size_t) blen) != 0;
 				}
 			}
@@ -1754,15 +1754,15 @@ test_builder_direct(void)
 		  "counting states count the distinct hashes of 6 multisets (with repeats and the hash 0) and pass the deep check (%ld wrong count, %ld invalid)",
 		  bad_n, bad_valid);
 	CHECK(bad_equal == 0,
-		  "bs_builder_finish_counting (4 and 8 bits) equals a cbloom of the result shape with every occurrence added directly, byte for byte, for every multiset (%ld differ):%s",
+		  "bs_bloom_agg_state_finish_counting (4 and 8 bits) equals a cbloom of the result shape with every occurrence added directly, byte for byte, for every multiset (%ld differ):%s",
 		  bad_equal, list);
 	CHECK(bad_bloom == 0,
-		  "the counting state's bit view, bs_builder_finish of it and of a plain auto state of the same input are the same bloom filter (%ld differ)",
+		  "the counting state's bit view, bs_bloom_agg_state_finish of it and of a plain auto state of the same input are the same bloom filter (%ld differ)",
 		  bad_bloom);
 }
 
 static void
-test_builder_split(void)
+test_agg_state_split(void)
 {
 	unit_rng	r = {8100};
 	size_t		ns,
@@ -1790,7 +1790,7 @@ test_builder_split(void)
 		int			p = (int) unit_below(&r, 3);
 		uint8_t    *t = parts[p];
 
-		(void) bs_builder_add(&t, stream[i], &alloc, NULL);
+		(void) bs_bloom_agg_state_add(&t, stream[i], &alloc, NULL);
 		if (t != parts[p])
 			arena_drop(&the_arena, parts[p]);
 		parts[p] = t;
@@ -1812,23 +1812,23 @@ test_builder_split(void)
 		if (perm < 6)
 		{
 			acc = copy_state(parts[perms[perm][0]]);
-			st = bs_builder_merge(&acc, parts[perms[perm][1]], &alloc, NULL);
+			st = bs_bloom_agg_state_merge(&acc, parts[perms[perm][1]], &alloc, NULL);
 			if (st == BS_OK)
-				st2 = bs_builder_merge(&acc, parts[perms[perm][2]], &alloc, NULL);
+				st2 = bs_bloom_agg_state_merge(&acc, parts[perms[perm][2]], &alloc, NULL);
 		}
 		else
 		{
 			/* 0 + (1 + 2) */
 			uint8_t    *right = copy_state(parts[1]);
 
-			st = bs_builder_merge(&right, parts[2], &alloc, NULL);
+			st = bs_bloom_agg_state_merge(&right, parts[2], &alloc, NULL);
 			acc = st == BS_OK ? copy_state(parts[0]) : NULL;
 			if (acc)
-				st2 = bs_builder_merge(&acc, right, &alloc, NULL);
+				st2 = bs_bloom_agg_state_merge(&acc, right, &alloc, NULL);
 		}
 		runs++;
 		for (p = 0; p < 3; p++)
-			bad_src += memcmp(before[p], parts[p], bs_builder_size(parts[p])) != 0;
+			bad_src += memcmp(before[p], parts[p], bs_bloom_agg_state_size(parts[p])) != 0;
 		if (acc == NULL || st != BS_OK || st2 != BS_OK)
 		{
 			bad++;
@@ -1837,7 +1837,7 @@ test_builder_split(void)
 		fa = finish_counting(acc, 4, &la);
 		fb = finish_counting(acc, 8, &lb);
 		bad += la != l4 || memcmp(fa, w4, l4) != 0 || lb != l8 || memcmp(fb, w8, l8) != 0 ||
-			bs_validate(acc, bs_builder_size(acc), BS_KIND_BLOOM_STATE, true, NULL, NULL) != BS_OK;
+			bs_validate(acc, bs_bloom_agg_state_size(acc), BS_KIND_BLOOM_AGG_STATE, true, NULL, NULL) != BS_OK;
 	}
 	CHECK(bad == 0 && bad_src == 0 && w4[BS_OFF_FAMILY] == BS_FAMILY_INTEGER,
 		  "%zu adds (3000 distinct, repeats, heavy hitters, the hash 0) split at random into 3 counting states, merged in %d orders: every final cbloom (4 and 8 bits) equals the one-state one byte for byte (%d differ), sources unchanged (%d modified)",
@@ -1847,7 +1847,7 @@ test_builder_split(void)
 }
 
 static void
-test_builder_counts(void)
+test_agg_state_counts(void)
 {
 	unit_rng	r = {8200};
 	uint64_t	x = unit_next(&r),
@@ -1873,7 +1873,7 @@ test_builder_counts(void)
 	sx = find_slot(a, x);
 	CHECK(sx >= 0 && slot_count(a, sx) == 255 && bs_load32(a + BS_OFF_P2) == 255 && bs_load64(a + BS_OFF_N) == 2 &&
 		  (bs_load32(a + BS_OFF_P3) & BS_BUILDER_HASZERO) &&
-		  bs_validate(a, bs_builder_size(a), BS_KIND_BLOOM_STATE, true, NULL, NULL) == BS_OK,
+		  bs_validate(a, bs_bloom_agg_state_size(a), BS_KIND_BLOOM_AGG_STATE, true, NULL, NULL) == BS_OK,
 		  "a hash and the hash 0 added 300 times each: their counts saturate at 255 (slot %d, header p2 %u), 2 distinct, the state validates",
 		  sx >= 0 ? slot_count(a, sx) : -1, bs_load32(a + BS_OFF_P2));
 	{
@@ -1885,7 +1885,7 @@ test_builder_counts(void)
 		int64_t		my,
 					mx;
 
-		st = bs_builder_merge(&m1, b, &alloc, NULL);
+		st = bs_bloom_agg_state_merge(&m1, b, &alloc, NULL);
 		my = st == BS_OK ? find_slot(m1, y) : -1;
 		mx = st == BS_OK ? find_slot(m1, x) : -1;
 		CHECK(before && st == BS_OK && my >= 0 && mx >= 0 && slot_count(m1, my) == 255 && slot_count(m1, mx) == 200 &&
@@ -1893,49 +1893,49 @@ test_builder_counts(void)
 			  "merging a counting state (counts 200, 100 and the hash 0 at 100) with itself adds the counts: 255 (saturated), 200, 200");
 	}
 	res = copy_state(b);
-	st = bs_builder_merge(&res, a, &alloc, NULL);
+	st = bs_bloom_agg_state_merge(&res, a, &alloc, NULL);
 	sx = res ? find_slot(res, x) : -1;
 	CHECK(res && st == BS_OK && sx >= 0 && slot_count(res, sx) == 255 && bs_load32(res + BS_OFF_P2) == 255 &&
 		  bs_load64(res + BS_OFF_N) == 3,
 		  "merging counts 100 and 255 saturates at 255 (hash and zero hash)");
 
 	/* counting and plain states do not merge */
-	bs_builder_new_auto(0.01, BS_FAMILY_TEXT, 0, &alloc, &plain, NULL);
+	bs_bloom_agg_state_new_auto(0.01, BS_FAMILY_TEXT, 0, &alloc, &plain, NULL);
 	res = dst = copy_state(a);
-	st = bs_builder_merge(&res, plain, &alloc, &err);
+	st = bs_bloom_agg_state_merge(&res, plain, &alloc, &err);
 	CHECK(res == dst && st == BS_ERR_SHAPE && strstr(err.msg, "counting"),
 		  "merging a plain state into a counting one is BS_ERR_SHAPE (%s)", err.msg);
 	res = plain;
-	st = bs_builder_merge(&res, a, &alloc, &err);
+	st = bs_bloom_agg_state_merge(&res, a, &alloc, &err);
 	CHECK(res == plain && st == BS_ERR_SHAPE && strstr(err.msg, "counting"),
 		  "merging a counting state into a plain one is BS_ERR_SHAPE (%s)", err.msg);
 	{
 		uint8_t    *fixed;
 
-		bs_builder_new_fixed(100, 0.01, BS_FAMILY_TEXT, 0, &alloc, &fixed, NULL);
+		bs_bloom_agg_state_new_fixed(100, 0.01, BS_FAMILY_TEXT, 0, &alloc, &fixed, NULL);
 		res = dst = copy_state(a);
-		st = bs_builder_merge(&res, fixed, &alloc, &err);
+		st = bs_bloom_agg_state_merge(&res, fixed, &alloc, &err);
 		CHECK(res == dst && st == BS_ERR_SHAPE, "merging a fixed state into a counting one is BS_ERR_SHAPE (%s)", err.msg);
 	}
-	CHECK(bs_builder_is_counting(a) && !bs_builder_is_counting(plain), "bs_builder_is_counting tells them apart");
+	CHECK(bs_bloom_agg_state_is_counting(a) && !bs_bloom_agg_state_is_counting(plain), "bs_bloom_agg_state_is_counting tells them apart");
 	{
 		uint8_t    *e;
 
-		CHECK(bs_builder_new_counting(0, 0, 0, &alloc, &e, &err) == BS_ERR_PARAM &&
-			  bs_builder_new_counting(1, 0, 0, &alloc, &e, &err) == BS_ERR_PARAM &&
-			  bs_builder_new_counting(NAN, 0, 0, &alloc, &e, &err) == BS_ERR_PARAM &&
-			  bs_builder_new_counting(ldexp(1, -65), 0, 0, &alloc, &e, &err) == BS_ERR_PARAM &&
-			  bs_builder_new_counting(0.01, BS_FAMILY_UUID, 9, &alloc, &e, &err) == BS_OK &&
-			  bs_builder_size(e) == BS_HEADER_SIZE + BS_BUILDER_MIN_SLOTS * 9 && e[BS_OFF_FAMILY] == BS_FAMILY_UUID &&
+		CHECK(bs_bloom_agg_state_new_counting(0, 0, 0, &alloc, &e, &err) == BS_ERR_PARAM &&
+			  bs_bloom_agg_state_new_counting(1, 0, 0, &alloc, &e, &err) == BS_ERR_PARAM &&
+			  bs_bloom_agg_state_new_counting(NAN, 0, 0, &alloc, &e, &err) == BS_ERR_PARAM &&
+			  bs_bloom_agg_state_new_counting(ldexp(1, -65), 0, 0, &alloc, &e, &err) == BS_ERR_PARAM &&
+			  bs_bloom_agg_state_new_counting(0.01, BS_FAMILY_UUID, 9, &alloc, &e, &err) == BS_OK &&
+			  bs_bloom_agg_state_size(e) == BS_HEADER_SIZE + BS_BUILDER_MIN_SLOTS * 9 && e[BS_OFF_FAMILY] == BS_FAMILY_UUID &&
 			  bs_load64(e + 8) == 9 && bs_load32(e + BS_OFF_P3) == BS_BUILDER_COUNTED &&
-			  bs_validate(e, bs_builder_size(e), BS_KIND_BLOOM_STATE, true, NULL, NULL) == BS_OK,
-			  "bs_builder_new_counting: fpr 0, 1, NaN or 2^-65 is BS_ERR_PARAM; a new state has 16 slots of 9 bytes, only the COUNTED flag, its family and seed, and validates");
+			  bs_validate(e, bs_bloom_agg_state_size(e), BS_KIND_BLOOM_AGG_STATE, true, NULL, NULL) == BS_OK,
+			  "bs_bloom_agg_state_new_counting: fpr 0, 1, NaN or 2^-65 is BS_ERR_PARAM; a new state has 16 slots of 9 bytes, only the COUNTED flag, its family and seed, and validates");
 	}
 	unit_arena_reset(&the_arena);
 }
 
 static void
-test_builder_check(void)
+test_agg_state_check(void)
 {
 	unit_rng	r = {8300};
 	uint64_t   *h = unit_random_hashes(&r, 10);
@@ -1956,7 +1956,7 @@ test_builder_check(void)
 	s = sadd_all(s, h, 3, NULL);
 	nz = copy_state(s);			/* without the hash 0 */
 	s = sadd_all(s, (uint64_t[]) {0, 0}, 2, NULL);
-	len = bs_builder_size(s);
+	len = bs_bloom_agg_state_size(s);
 	slots = bs_load64(s + BS_OFF_P1);
 	for (i = 0; i < slots; i++)
 	{
@@ -1965,52 +1965,52 @@ test_builder_check(void)
 		else
 			empty = i;
 	}
-	CHECK(len == BS_HEADER_SIZE + slots * 9 && bs_validate(s, len, BS_KIND_BLOOM_STATE, true, NULL, &err) == BS_OK &&
+	CHECK(len == BS_HEADER_SIZE + slots * 9 && bs_validate(s, len, BS_KIND_BLOOM_AGG_STATE, true, NULL, &err) == BS_OK &&
 		  bs_load32(s + BS_OFF_P2) == 2 && bs_load64(s + BS_OFF_N) == 11,
 		  "a counting state of 10 hashes and the hash 0 (twice) has %" PRIu64 " slots of 8 + 1 bytes, zero-hash count 2 in p2, n = 11, and validates",
 		  slots);
 
 	c = copy_state(s);
 	c[BS_HEADER_SIZE + slots * 8 + full] = 0;
-	st = bs_validate(c, len, BS_KIND_BLOOM_STATE, true, NULL, &err);
+	st = bs_validate(c, len, BS_KIND_BLOOM_AGG_STATE, true, NULL, &err);
 	snprintf(msg, sizeof(msg), "%s", err.msg);
-	stq = bs_validate(c, len, BS_KIND_BLOOM_STATE, false, NULL, NULL);
+	stq = bs_validate(c, len, BS_KIND_BLOOM_AGG_STATE, false, NULL, NULL);
 	CHECK(st == BS_ERR_FORMAT && strstr(msg, "count of 0") && stq == BS_OK,
 		  "deep check: a slot with a hash and a count of 0 is BS_ERR_FORMAT (%s); the quick check does not read slots", msg);
 	c = copy_state(s);
 	c[BS_HEADER_SIZE + slots * 8 + empty] = 1;
-	st = bs_validate(c, len, BS_KIND_BLOOM_STATE, true, NULL, &err);
+	st = bs_validate(c, len, BS_KIND_BLOOM_AGG_STATE, true, NULL, &err);
 	CHECK(st == BS_ERR_FORMAT && strstr(err.msg, "count but no hash"),
 		  "deep check: a count in an empty slot is BS_ERR_FORMAT (%s)", err.msg);
 
 	c = copy_state(s);
 	bs_store32(c + BS_OFF_P3, bs_load32(c + BS_OFF_P3) & ~BS_BUILDER_HASZERO);
 	bs_store64(c + BS_OFF_N, 10);
-	st = bs_validate(c, len, BS_KIND_BLOOM_STATE, true, NULL, &err);
-	stq = bs_validate(c, len, BS_KIND_BLOOM_STATE, false, NULL, NULL);
+	st = bs_validate(c, len, BS_KIND_BLOOM_AGG_STATE, true, NULL, &err);
+	stq = bs_validate(c, len, BS_KIND_BLOOM_AGG_STATE, false, NULL, NULL);
 	CHECK(st == BS_ERR_FORMAT && stq == BS_ERR_FORMAT && strstr(err.msg, "zero-hash count"),
 		  "a zero-hash count without the zero-hash flag is BS_ERR_FORMAT, quick check too (%s)", err.msg);
 	c = copy_state(s);
 	bs_store32(c + BS_OFF_P2, 0);
-	st = bs_validate(c, len, BS_KIND_BLOOM_STATE, true, NULL, &err);
+	st = bs_validate(c, len, BS_KIND_BLOOM_AGG_STATE, true, NULL, &err);
 	CHECK(st == BS_ERR_FORMAT && strstr(err.msg, "zero-hash count"),
 		  "the zero-hash flag with a count of 0 is BS_ERR_FORMAT (%s)", err.msg);
 	c = copy_state(nz);
 	bs_store32(c + BS_OFF_P2, 3);
-	st = bs_validate(c, bs_builder_size(c), BS_KIND_BLOOM_STATE, true, NULL, &err);
-	CHECK(st == BS_ERR_FORMAT && bs_validate(nz, bs_builder_size(nz), BS_KIND_BLOOM_STATE, true, NULL, NULL) == BS_OK,
+	st = bs_validate(c, bs_bloom_agg_state_size(c), BS_KIND_BLOOM_AGG_STATE, true, NULL, &err);
+	CHECK(st == BS_ERR_FORMAT && bs_validate(nz, bs_bloom_agg_state_size(nz), BS_KIND_BLOOM_AGG_STATE, true, NULL, NULL) == BS_OK,
 		  "a state without the hash 0 but a zero-hash count of 3 is BS_ERR_FORMAT (%s)", err.msg);
 	c = copy_state(s);
 	bs_store32(c + BS_OFF_P2, 256);
-	st = bs_validate(c, len, BS_KIND_BLOOM_STATE, true, NULL, &err);
+	st = bs_validate(c, len, BS_KIND_BLOOM_AGG_STATE, true, NULL, &err);
 	CHECK(st == BS_ERR_FORMAT && strstr(err.msg, "256"), "a zero-hash count of 256 is BS_ERR_FORMAT (%s)", err.msg);
 
 	c = copy_state(s);
 	bs_store32(c + BS_OFF_P3, bs_load32(c + BS_OFF_P3) | BS_BUILDER_DENSE);
-	st = bs_validate(c, len, BS_KIND_BLOOM_STATE, true, NULL, &err);
+	st = bs_validate(c, len, BS_KIND_BLOOM_AGG_STATE, true, NULL, &err);
 	snprintf(msg, sizeof(msg), "%s", err.msg);
 	bs_store32(c + BS_OFF_P3, (bs_load32(c + BS_OFF_P3) & ~BS_BUILDER_DENSE) | BS_BUILDER_FIXED);
-	stq = bs_validate(c, len, BS_KIND_BLOOM_STATE, true, NULL, &err);
+	stq = bs_validate(c, len, BS_KIND_BLOOM_AGG_STATE, true, NULL, &err);
 	CHECK(st == BS_ERR_FORMAT && stq == BS_ERR_FORMAT && strstr(msg, "exact phase"),
 		  "counting with the DENSE or FIXED flag is BS_ERR_FORMAT (%s)", msg);
 
@@ -2019,14 +2019,14 @@ test_builder_check(void)
 		uint8_t    *p;
 		size_t		plen;
 
-		bs_builder_new_auto(0.01, BS_FAMILY_INTEGER, 0, &alloc, &p, NULL);
+		bs_bloom_agg_state_new_auto(0.01, BS_FAMILY_INTEGER, 0, &alloc, &p, NULL);
 		p = sadd_all(p, h, 10, NULL);
-		plen = bs_builder_size(p);
+		plen = bs_bloom_agg_state_size(p);
 		bs_store32(p + BS_OFF_P3, bs_load32(p + BS_OFF_P3) | BS_BUILDER_COUNTED);
-		st = bs_validate(p, plen, BS_KIND_BLOOM_STATE, true, NULL, &err);
+		st = bs_validate(p, plen, BS_KIND_BLOOM_AGG_STATE, true, NULL, &err);
 		c = copy_state(nz);
 		bs_store32(c + BS_OFF_P3, bs_load32(c + BS_OFF_P3) & ~BS_BUILDER_COUNTED);
-		stq = bs_validate(c, bs_builder_size(nz), BS_KIND_BLOOM_STATE, true, NULL, NULL);
+		stq = bs_validate(c, bs_bloom_agg_state_size(nz), BS_KIND_BLOOM_AGG_STATE, true, NULL, NULL);
 		CHECK(st == BS_ERR_FORMAT && stq == BS_ERR_FORMAT,
 			  "a plain state relabelled counting (or the reverse) has the wrong payload length: BS_ERR_FORMAT (%s)", err.msg);
 	}
@@ -2036,12 +2036,12 @@ test_builder_check(void)
 
 /*
  * Mutation fuzz of counting states: whatever the deep check accepts must be
- * usable: its length is what bs_builder_size says, its finished cbloom (4
+ * usable: its length is what bs_bloom_agg_state_size says, its finished cbloom (4
  * and 8 bits) validates and holds every hash of the table, adding hashes
  * (the hash 0 too) and merging it with itself keep it valid.
  */
 static void
-test_builder_fuzz(void)
+test_agg_state_fuzz(void)
 {
 	unit_rng	r = {8500};
 	uint8_t    *samples[4];
@@ -2071,7 +2071,7 @@ test_builder_fuzz(void)
 			for (t = 0; t < c; t++)
 				st = sadd_all(st, &x, 1, NULL);
 		}
-		slen[ns] = bs_builder_size(st);
+		slen[ns] = bs_bloom_agg_state_size(st);
 		samples[ns] = dup_bytes(st, slen[ns]);
 		ns++;
 		unit_arena_reset(&the_arena);
@@ -2129,7 +2129,7 @@ test_builder_fuzz(void)
 				break;
 		}
 		err.msg[0] = '\0';
-		st = bs_validate(c, len, BS_KIND_BLOOM_STATE, true, NULL, &err);
+		st = bs_validate(c, len, BS_KIND_BLOOM_AGG_STATE, true, NULL, &err);
 		if (st != BS_OK)
 		{
 			rejected++;
@@ -2146,14 +2146,14 @@ test_builder_fuzz(void)
 					   *mg;
 
 			accepted++;
-			if (bs_builder_size(c) != len || !bs_builder_is_counting(c))
+			if (bs_bloom_agg_state_size(c) != len || !bs_bloom_agg_state_is_counting(c))
 			{
 				bad_use++;
 				unit_arena_reset(&the_arena);
 				continue;
 			}
 			sl = bs_load64(c + BS_OFF_P1);
-			bs_builder_result_shape(c, &m, &k);
+			bs_bloom_agg_state_result_shape(c, &m, &k);
 			for (bits = 4; bits <= 8; bits += 4)
 			{
 				size_t		flen;
@@ -2184,14 +2184,14 @@ test_builder_fuzz(void)
 			{
 				uint64_t	x = q == 0 ? 0 : unit_next(&r);
 
-				if (s2 != NULL && bs_builder_add(&s2, x, &alloc, NULL) != BS_OK)
+				if (s2 != NULL && bs_bloom_agg_state_add(&s2, x, &alloc, NULL) != BS_OK)
 					s2 = NULL;
 			}
-			if (s2 == NULL || bs_validate(s2, bs_builder_size(s2), BS_KIND_BLOOM_STATE, true, NULL, NULL) != BS_OK)
+			if (s2 == NULL || bs_validate(s2, bs_bloom_agg_state_size(s2), BS_KIND_BLOOM_AGG_STATE, true, NULL, NULL) != BS_OK)
 				bad_use++;
 			mg = copy_state(c);
-			st = bs_builder_merge(&mg, c, &alloc, NULL);
-			if (mg == NULL || st != BS_OK || bs_validate(mg, bs_builder_size(mg), BS_KIND_BLOOM_STATE, true, NULL, NULL) != BS_OK)
+			st = bs_bloom_agg_state_merge(&mg, c, &alloc, NULL);
+			if (mg == NULL || st != BS_OK || bs_validate(mg, bs_bloom_agg_state_size(mg), BS_KIND_BLOOM_AGG_STATE, true, NULL, NULL) != BS_OK)
 				bad_use++;
 		}
 		unit_arena_reset(&the_arena);
@@ -2204,7 +2204,7 @@ test_builder_fuzz(void)
 }
 
 static void
-test_builder_limit(void)
+test_agg_state_limit(void)
 {
 	unit_rng	r = {8400};
 	const size_t n = BS_BUILDER_EXACT_LIMIT + 1;
@@ -2221,7 +2221,7 @@ test_builder_limit(void)
 	h[1000] = 0;
 	s = sadd_all(s, h, n - 1, &at);
 	CHECK(s != NULL && bs_load64(s + BS_OFF_N) == BS_BUILDER_EXACT_LIMIT &&
-		  bs_validate(s, bs_builder_size(s), BS_KIND_BLOOM_STATE, true, NULL, NULL) == BS_OK,
+		  bs_validate(s, bs_bloom_agg_state_size(s), BS_KIND_BLOOM_AGG_STATE, true, NULL, NULL) == BS_OK,
 		  "a counting state takes 2^20 distinct hashes (the hash 0 among them), %" PRIu64 " slots, and validates",
 		  s ? bs_load64(s + BS_OFF_P1) : 0);
 	if (s == NULL)
@@ -2232,20 +2232,20 @@ test_builder_limit(void)
 	}
 	slots = bs_load64(s + BS_OFF_P1);
 	t = s;
-	st = bs_builder_add(&t, h[n - 1], &alloc, &err);
+	st = bs_bloom_agg_state_add(&t, h[n - 1], &alloc, &err);
 	CHECK(t == s && st == BS_ERR_LIMIT && strstr(err.msg, "1048576") && strstr(err.hint, "capacity") &&
 		  bs_load64(s + BS_OFF_N) == BS_BUILDER_EXACT_LIMIT && bs_load64(s + BS_OFF_P1) == slots,
 		  "the 2^20 + 1st distinct hash is BS_ERR_LIMIT naming the limit and a capacity, the state unchanged (%s %s)",
 		  err.msg, err.hint);
 	t = s;
-	st = bs_builder_add(&t, h[5], &alloc, &err);
+	st = bs_bloom_agg_state_add(&t, h[5], &alloc, &err);
 	if (st == BS_OK)
-		st = bs_builder_add(&t, 0, &alloc, &err);
+		st = bs_bloom_agg_state_add(&t, 0, &alloc, &err);
 	CHECK(st == BS_OK && t == s && find_slot(s, h[5]) >= 0 && slot_count(s, find_slot(s, h[5])) == 2 && bs_load32(s + BS_OFF_P2) == 2,
 		  "a full counting state still counts repeats of hashes it holds (count 2, zero-hash count 2)");
 	one = sadd_all(new_counting(0.05, BS_FAMILY_INTEGER), (uint64_t[]) {h[n - 1]}, 1, NULL);
 	res = s;
-	st = bs_builder_merge(&res, one, &alloc, &err);
+	st = bs_bloom_agg_state_merge(&res, one, &alloc, &err);
 	CHECK(res == s && st == BS_ERR_LIMIT, "merging a new hash into a full counting state is BS_ERR_LIMIT (%s)", err.msg);
 	free(h);
 	unit_arena_reset(&the_arena);
@@ -2354,12 +2354,12 @@ main(void)
 	test_to_bloom();
 	test_validate();
 	test_fuzz();
-	test_builder_direct();
-	test_builder_split();
-	test_builder_counts();
-	test_builder_check();
-	test_builder_fuzz();
-	test_builder_limit();
+	test_agg_state_direct();
+	test_agg_state_split();
+	test_agg_state_counts();
+	test_agg_state_check();
+	test_agg_state_fuzz();
+	test_agg_state_limit();
 	free(the_arena.ptr);
 	return unit_done("cbloom");
 }

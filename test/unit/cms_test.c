@@ -1186,7 +1186,7 @@ test_check(void)
 	CHECK(bs_validate(s.buf, s.len, BS_KIND_BLOOM, true, NULL, &err) == BS_ERR_FORMAT && strstr(err.msg, "cms") &&
 		  strstr(err.msg, "bloom"),
 		  "a cms read as a bloom is BS_ERR_FORMAT naming both kinds (%s)", err.msg);
-	CHECK(bs_validate(s.buf, s.len, BS_KIND_BLOOM_STATE, true, NULL, &err) == BS_ERR_FORMAT,
+	CHECK(bs_validate(s.buf, s.len, BS_KIND_BLOOM_AGG_STATE, true, NULL, &err) == BS_ERR_FORMAT,
 		  "a cms read as a bloom_agg_state is BS_ERR_FORMAT");
 	CHECK(strcmp(bs_kind_name(BS_KIND_CMS), "cms") == 0, "bs_kind_name(BS_KIND_CMS) is \"cms\"");
 	sk_free(&s);

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "core/bloom.h"
-#include "core/builder.h"
+#include "core/bloom_agg_state.h"
 #include "core/cms.h"
 #include "core/endian.h"
 #include "core/format.h"
@@ -77,13 +77,13 @@ keep_auto(const char *what, double fpr, uint8_t family, int nhashes, bool zero,
 	uint8_t    *s;
 	int			i;
 
-	if (bs_builder_new_auto(fpr, family, 0, &alloc, &s, NULL) != BS_OK)
+	if (bs_bloom_agg_state_new_auto(fpr, family, 0, &alloc, &s, NULL) != BS_OK)
 		exit(2);
 	if (zero)
-		(void) bs_builder_add(&s, 0, &alloc, NULL);
+		(void) bs_bloom_agg_state_add(&s, 0, &alloc, NULL);
 	for (i = 0; i < nhashes; i++)
-		(void) bs_builder_add(&s, unit_next(r), &alloc, NULL);
-	keep(what, BS_KIND_BLOOM_STATE, s, bs_builder_size(s));
+		(void) bs_bloom_agg_state_add(&s, unit_next(r), &alloc, NULL);
+	keep(what, BS_KIND_BLOOM_AGG_STATE, s, bs_bloom_agg_state_size(s));
 	unit_arena_reset(&the_arena);
 }
 
@@ -94,11 +94,11 @@ keep_fixed(const char *what, double cap, double fpr, uint8_t family, int nhashes
 	uint8_t    *s;
 	int			i;
 
-	if (bs_builder_new_fixed(cap, fpr, family, 0, &alloc, &s, NULL) != BS_OK)
+	if (bs_bloom_agg_state_new_fixed(cap, fpr, family, 0, &alloc, &s, NULL) != BS_OK)
 		exit(2);
 	for (i = 0; i < nhashes; i++)
-		(void) bs_builder_add(&s, unit_next(r), &alloc, NULL);
-	keep(what, BS_KIND_BLOOM_STATE, s, bs_builder_size(s));
+		(void) bs_bloom_agg_state_add(&s, unit_next(r), &alloc, NULL);
+	keep(what, BS_KIND_BLOOM_AGG_STATE, s, bs_bloom_agg_state_size(s));
 	unit_arena_reset(&the_arena);
 }
 
@@ -251,7 +251,7 @@ test_header(void)
 		  "header layout: magic BSKT, version, kind, hash, family, then seed/p1/p2/p3/n/x little-endian at 8/16/24/28/32/40");
 
 	CHECK(strcmp(bs_kind_name(BS_KIND_BLOOM), "bloom") == 0 &&
-		  strcmp(bs_kind_name(BS_KIND_BLOOM_STATE), "bloom_agg_state") == 0 &&
+		  strcmp(bs_kind_name(BS_KIND_BLOOM_AGG_STATE), "bloom_agg_state") == 0 &&
 		  strcmp(bs_kind_name(BS_KIND_CMS), "cms") == 0 &&
 		  strcmp(bs_kind_name(77), "unknown") == 0,
 		  "bs_kind_name: bloom, bloom_agg_state, cms, unknown");
@@ -304,7 +304,7 @@ test_validate_valid(void)
 		bool		dense = false;
 
 		for (i = 0; i < nsamples; i++)
-			if (samples[i].kind == BS_KIND_BLOOM_STATE &&
+			if (samples[i].kind == BS_KIND_BLOOM_AGG_STATE &&
 				(bs_load32(samples[i].buf + BS_OFF_P3) & (BS_BUILDER_DENSE | BS_BUILDER_FIXED)) == BS_BUILDER_DENSE)
 				dense = true;
 		CHECK(dense, "the samples include a dense auto-sized state (made by adding %" PRIu64 " hashes)",
@@ -378,7 +378,7 @@ test_validate_rejects(void)
 		  validate_with(b13, 4, 255, 1, true, &err) == BS_ERR_FORMAT &&
 		  validate_with(b13, 4, 2, 1, true, &err) == BS_ERR_FORMAT && strstr(err.msg, "version 2"),
 		  "bad version 0, 2, 255 is BS_ERR_FORMAT (%s)", err.msg);
-	CHECK(bs_validate(b13->buf, b13->len, BS_KIND_BLOOM_STATE, true, NULL, &err) == BS_ERR_FORMAT &&
+	CHECK(bs_validate(b13->buf, b13->len, BS_KIND_BLOOM_AGG_STATE, true, NULL, &err) == BS_ERR_FORMAT &&
 		  strstr(err.msg, "bloom") && strstr(err.msg, "bloom_agg_state"),
 		  "a bloom value read as a bloom_agg_state is BS_ERR_FORMAT naming both kinds (%s)", err.msg);
 	CHECK(bs_validate(st->buf, st->len, BS_KIND_BLOOM, true, NULL, &err) == BS_ERR_FORMAT,
@@ -471,18 +471,18 @@ test_validate_rejects(void)
 			  "exact state that holds 0 but lost its HASZERO flag is BS_ERR_FORMAT");
 	}
 	{
-		/* 13 of 16 slots used: past the 3/4 load the builder keeps */
+		/* 13 of 16 slots used: past the 3/4 load the state keeps */
 		uint8_t    *c = unit_calloc(1, BS_HEADER_SIZE + 16 * 8);
 
 		memcpy(c, samples[6].buf, BS_HEADER_SIZE + 16 * 8);	/* the empty auto state */
 		for (i = 0; i < 13; i++)
 			bs_store64(c + BS_HEADER_SIZE + 8 * i, (uint64_t) i + 1);
 		bs_store64(c + BS_OFF_N, 13);
-		CHECK(bs_validate(c, BS_HEADER_SIZE + 16 * 8, BS_KIND_BLOOM_STATE, true, NULL, &err) == BS_ERR_FORMAT,
+		CHECK(bs_validate(c, BS_HEADER_SIZE + 16 * 8, BS_KIND_BLOOM_AGG_STATE, true, NULL, &err) == BS_ERR_FORMAT,
 			  "exact state with 13 of 16 slots used (over 3/4) is BS_ERR_FORMAT (%s)", err.msg);
 		bs_store64(c + BS_HEADER_SIZE + 8 * 12, 0);
 		bs_store64(c + BS_OFF_N, 12);
-		CHECK(bs_validate(c, BS_HEADER_SIZE + 16 * 8, BS_KIND_BLOOM_STATE, true, NULL, &err) == BS_OK,
+		CHECK(bs_validate(c, BS_HEADER_SIZE + 16 * 8, BS_KIND_BLOOM_AGG_STATE, true, NULL, &err) == BS_OK,
 			  "exact state with 12 of 16 slots used is accepted");
 		free(c);
 	}
@@ -556,11 +556,11 @@ test_validate_rejects_cms(void)
 		  "cms: format version 0, 255, 2 is BS_ERR_FORMAT (%s)", err.msg);
 	CHECK(validate_with(cm, 5, 0, 1, true, &err) == BS_ERR_FORMAT && validate_with(cm, 5, 4, 1, true, &err) == BS_ERR_FORMAT &&
 		  validate_with(cm, 5, 9, 1, true, &err) == BS_ERR_FORMAT && validate_with(cm, 5, 255, 1, true, &err) == BS_ERR_FORMAT &&
-		  validate_with(cm, 5, BS_KIND_BLOOM_STATE, 1, true, &err) == BS_ERR_FORMAT &&
+		  validate_with(cm, 5, BS_KIND_BLOOM_AGG_STATE, 1, true, &err) == BS_ERR_FORMAT &&
 		  validate_with(cm, 5, BS_KIND_BLOOM, 1, true, &err) == BS_ERR_FORMAT && strstr(err.msg, "bloom sketch, not a cms"),
 		  "cms: kind byte 0, 4, 9, 255, 2 or 1 is BS_ERR_FORMAT (%s)", err.msg);
 	CHECK(bs_validate(cm->buf, cm->len, BS_KIND_BLOOM, true, NULL, &err) == BS_ERR_FORMAT && strstr(err.msg, "cms sketch, not a bloom") &&
-		  bs_validate(cm->buf, cm->len, BS_KIND_BLOOM_STATE, true, NULL, &err) == BS_ERR_FORMAT &&
+		  bs_validate(cm->buf, cm->len, BS_KIND_BLOOM_AGG_STATE, true, NULL, &err) == BS_ERR_FORMAT &&
 		  bs_validate(samples[1].buf, samples[1].len, BS_KIND_CMS, true, NULL, &err) == BS_ERR_FORMAT &&
 		  bs_validate(samples[7].buf, samples[7].len, BS_KIND_CMS, true, NULL, &err) == BS_ERR_FORMAT,
 		  "a cms read as a bloom or a bloom_agg_state, and a bloom or a state read as a cms, are BS_ERR_FORMAT (%s)", err.msg);
@@ -713,15 +713,15 @@ finish_and_check(const uint8_t *s, const uint64_t *added, int nadded, fuzz_stats
 	int			i;
 	bs_bloom	b;
 
-	bs_builder_result_shape(s, &m, &k);
+	bs_bloom_agg_state_result_shape(s, &m, &k);
 	if (bs_bloom_size(m, &total, NULL) != BS_OK ||
-		bs_bloom_check_layout_shape(m, k, bs_builder_layout(s), NULL) != BS_OK)
+		bs_bloom_check_layout_shape(m, k, bs_bloom_agg_state_layout(s), NULL) != BS_OK)
 	{
 		fs->bad_result++;
 		return;
 	}
 	out = unit_calloc(1, (size_t) total);
-	bs_builder_finish(s, m, k, out);
+	bs_bloom_agg_state_finish(s, m, k, out);
 	if (bs_validate(out, (size_t) total, BS_KIND_BLOOM, true, NULL, NULL) != BS_OK)
 		fs->bad_result++;
 	bs_bloom_view(out, &b);
@@ -738,15 +738,15 @@ exercise_state(uint8_t *buf, size_t len, unit_rng *r, fuzz_stats *fs)
 	int			i;
 	uint8_t    *s = buf;
 
-	if (bs_builder_size(buf) != len)
+	if (bs_bloom_agg_state_size(buf) != len)
 		fs->bad_size++;
 	finish_and_check(buf, NULL, 0, fs);
 	for (i = 0; i < 4; i++)
 	{
 		added[i] = (i == 3) ? 0 : unit_next(r);
-		(void) bs_builder_add(&s, added[i], &alloc, NULL);
+		(void) bs_bloom_agg_state_add(&s, added[i], &alloc, NULL);
 	}
-	if (bs_validate(s, bs_builder_size(s), BS_KIND_BLOOM_STATE, true, NULL, NULL) != BS_OK)
+	if (bs_validate(s, bs_bloom_agg_state_size(s), BS_KIND_BLOOM_AGG_STATE, true, NULL, NULL) != BS_OK)
 		fs->bad_revalidate++;
 	finish_and_check(s, added, 4, fs);
 	unit_arena_reset(&the_arena);
@@ -906,10 +906,10 @@ test_fuzz(void)
 				break;
 		}
 		if (unit_below(&r, 16) == 0)	/* one of the other kinds */
-			kind = (bs_kind) (kind == BS_KIND_BLOOM ? (unit_below(&r, 2) ? BS_KIND_BLOOM_STATE : BS_KIND_CMS) :
-							  kind == BS_KIND_BLOOM_STATE ? (unit_below(&r, 2) ? BS_KIND_CMS : BS_KIND_BLOOM) :
-							  (unit_below(&r, 2) ? BS_KIND_BLOOM : BS_KIND_BLOOM_STATE));
-		if ((kind == BS_KIND_BLOOM_STATE || kind == BS_KIND_CMS) && unit_below(&r, 8) == 0)
+			kind = (bs_kind) (kind == BS_KIND_BLOOM ? (unit_below(&r, 2) ? BS_KIND_BLOOM_AGG_STATE : BS_KIND_CMS) :
+							  kind == BS_KIND_BLOOM_AGG_STATE ? (unit_below(&r, 2) ? BS_KIND_CMS : BS_KIND_BLOOM) :
+							  (unit_below(&r, 2) ? BS_KIND_BLOOM : BS_KIND_BLOOM_AGG_STATE));
+		if ((kind == BS_KIND_BLOOM_AGG_STATE || kind == BS_KIND_CMS) && unit_below(&r, 8) == 0)
 			deep = false;
 
 		err.msg[0] = '\0';
@@ -936,7 +936,7 @@ test_fuzz(void)
 			}
 			else if (deep)
 				exercise_state(c, len, &r, &fs);
-			else if (bs_builder_size(c) != len)
+			else if (bs_bloom_agg_state_size(c) != len)
 				fs.bad_size++;
 		}
 		else
@@ -954,11 +954,11 @@ test_fuzz(void)
 		  "fuzz: %ld mutated values (bit flips, header bytes, edge values, truncations, extensions): every rejection is BS_ERR_FORMAT with a message (%ld other status, %ld without message)",
 		  iterations, fs.bad_status, fs.bad_message);
 	CHECK(fs.accepted[BS_KIND_BLOOM] > 1000 && fs.rejected[BS_KIND_BLOOM] > 1000 &&
-		  fs.accepted[BS_KIND_BLOOM_STATE] > 1000 && fs.rejected[BS_KIND_BLOOM_STATE] > 1000 &&
+		  fs.accepted[BS_KIND_BLOOM_AGG_STATE] > 1000 && fs.rejected[BS_KIND_BLOOM_AGG_STATE] > 1000 &&
 		  fs.accepted[BS_KIND_CMS] > 1000 && fs.rejected[BS_KIND_CMS] > 1000,
 		  "fuzz: both outcomes are exercised: bloom %ld accepted / %ld rejected, bloom_agg_state %ld accepted / %ld rejected, cms %ld accepted / %ld rejected",
 		  fs.accepted[BS_KIND_BLOOM], fs.rejected[BS_KIND_BLOOM],
-		  fs.accepted[BS_KIND_BLOOM_STATE], fs.rejected[BS_KIND_BLOOM_STATE],
+		  fs.accepted[BS_KIND_BLOOM_AGG_STATE], fs.rejected[BS_KIND_BLOOM_AGG_STATE],
 		  fs.accepted[BS_KIND_CMS], fs.rejected[BS_KIND_CMS]);
 	CHECK(fs.bad_size == 0, "fuzz: an accepted value's length is exactly what its header implies (%ld not)", fs.bad_size);
 	CHECK(fs.bad_result == 0,

@@ -233,7 +233,7 @@ main(void)
 	hd.p1 = 100;
 	hd.p2 = 5;
 	CHECK(bs_probe_ranges(&hd, 42, r) == 0, "topk: no ranges");
-	hd.kind = BS_KIND_BLOOM_STATE;
+	hd.kind = BS_KIND_BLOOM_AGG_STATE;
 	CHECK(bs_probe_ranges(&hd, 42, r) == 0, "bloom_agg_state: no ranges");
 
 	/*

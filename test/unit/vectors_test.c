@@ -47,7 +47,7 @@
 
 #include "core/bloom_value.h"
 #include "core/bloom.h"
-#include "core/builder.h"
+#include "core/bloom_agg_state.h"
 #include "core/cbloom.h"
 #include "core/cms.h"
 #include "core/endian.h"
@@ -866,7 +866,7 @@ build(const record *r, int kind, uint8_t family, const op *ops, int nops,
 		uint32_t	k;
 		uint8_t    *out;
 
-		if (state_only ? kind != BS_KIND_BLOOM_STATE
+		if (state_only ? kind != BS_KIND_BLOOM_AGG_STATE
 			: kind != (counting ? BS_KIND_CBLOOM : BS_KIND_BLOOM))
 			goto wrong_kind;
 		if (counting && layout != BS_LAYOUT_CLASSIC)
@@ -877,41 +877,41 @@ build(const record *r, int kind, uint8_t family, const op *ops, int nops,
 		if (argc == 3 && !counting)
 		{
 			TRY(bs_bloom_shape_for(d[0], d[1], layout, &m, &k, &err));
-			TRY(bs_builder_new_fixed_shape(d[0], d[1], layout, m, k, family, BS_DEFAULT_SEED,
+			TRY(bs_bloom_agg_state_new_fixed_shape(d[0], d[1], layout, m, k, family, BS_DEFAULT_SEED,
 										   a, &s, &err));
 		}
 		else
 		{
 			NEED_ARGS(1);
 			if (counting)
-				TRY(bs_builder_new_counting(d[0], family, BS_DEFAULT_SEED, a, &s, &err));
+				TRY(bs_bloom_agg_state_new_counting(d[0], family, BS_DEFAULT_SEED, a, &s, &err));
 			else
-				TRY(bs_builder_new_auto_layout(d[0], layout, family, BS_DEFAULT_SEED, a, &s, &err));
+				TRY(bs_bloom_agg_state_new_auto_layout(d[0], layout, family, BS_DEFAULT_SEED, a, &s, &err));
 		}
 		for (i = 0; i < nops; i++)
 			for (c = 0; c < ops[i].count; c++)
-				if (bs_builder_add(&s, ops[i].hash, a, NULL) != BS_OK)
+				if (bs_bloom_agg_state_add(&s, ops[i].hash, a, NULL) != BS_OK)
 				{
-					snprintf(why, whylen, "bs_builder_add failed");
+					snprintf(why, whylen, "bs_bloom_agg_state_add failed");
 					return NULL;
 				}
 		if (state_only)
 		{
-			*outlen = bs_builder_size(s);
+			*outlen = bs_bloom_agg_state_size(s);
 			return s;
 		}
-		bs_builder_result_shape(s, &m, &k);
+		bs_bloom_agg_state_result_shape(s, &m, &k);
 		if (counting)
 		{
 			TRY(bs_cbloom_size(m, BS_CBLOOM_DEFAULT_BITS, &total, &err));
 			out = a->alloc(a->ctx, (size_t) total);
-			bs_builder_finish_counting(s, m, k, BS_CBLOOM_DEFAULT_BITS, out);
+			bs_bloom_agg_state_finish_counting(s, m, k, BS_CBLOOM_DEFAULT_BITS, out);
 		}
 		else
 		{
 			TRY(bs_bloom_size(m, &total, &err));
 			out = a->alloc(a->ctx, (size_t) total);
-			bs_builder_finish(s, m, k, out);
+			bs_bloom_agg_state_finish(s, m, k, out);
 		}
 		*outlen = (size_t) total;
 		return out;
@@ -1098,7 +1098,7 @@ holds_keys(int kind, uint8_t *buf, size_t len, const op *ops, int nops,
 {
 	int			i;
 
-	if (kind == BS_KIND_BLOOM_STATE)
+	if (kind == BS_KIND_BLOOM_AGG_STATE)
 	{
 		uint64_t	m;
 		uint32_t	k;
@@ -1107,18 +1107,18 @@ holds_keys(int kind, uint8_t *buf, size_t len, const op *ops, int nops,
 
 		/* the filter the state finishes to */
 		bs_header_read(buf, &h);
-		bs_builder_result_shape(buf, &m, &k);
+		bs_bloom_agg_state_result_shape(buf, &m, &k);
 		if (h.p3 & BS_BUILDER_COUNTED)
 		{
 			f = a->alloc(a->ctx, BS_HEADER_SIZE + (size_t) m);
-			bs_builder_finish_counting(buf, m, k, 8, f);
+			bs_bloom_agg_state_finish_counting(buf, m, k, 8, f);
 			kind = BS_KIND_CBLOOM;
 			len = BS_HEADER_SIZE + (size_t) m;
 		}
 		else
 		{
 			f = a->alloc(a->ctx, BS_HEADER_SIZE + (size_t) bs_bloom_payload_bytes(m));
-			bs_builder_finish(buf, m, k, f);
+			bs_bloom_agg_state_finish(buf, m, k, f);
 			kind = BS_KIND_BLOOM;
 			len = BS_HEADER_SIZE + (size_t) bs_bloom_payload_bytes(m);
 		}
@@ -1248,7 +1248,7 @@ test_record(const record *r, int *kinds_seen)
 	kinds_seen[kind]++;
 	if (wantlen >= BS_HEADER_SIZE &&
 		((kind == BS_KIND_BLOOM && bs_load32(want + BS_OFF_P3) == BS_LAYOUT_BLOCKED) ||
-		 (kind == BS_KIND_BLOOM_STATE && (bs_load32(want + BS_OFF_P3) & BS_BUILDER_BLOCKED))))
+		 (kind == BS_KIND_BLOOM_AGG_STATE && (bs_load32(want + BS_OFF_P3) & BS_BUILDER_BLOCKED))))
 		blocked_seen[kind]++;
 	if (wantlen >= BS_HEADER_SIZE && kind == BS_KIND_BLOOM && bs_bloom_is_growable(want))
 	{
@@ -1410,11 +1410,11 @@ test_sketch_vectors(const char *dir)
 		all_kinds = all_kinds && kinds_seen[k] > 0;
 	CHECK(records >= 10 && all_kinds && unknown == 0,
 		  "sketches.txt: %d records (at least 10) with every kind (bloom %d, bloom_agg_state %d, cms %d, topk %d, cbloom %d) and no unknown fields (%d)",
-		  records, kinds_seen[BS_KIND_BLOOM], kinds_seen[BS_KIND_BLOOM_STATE],
+		  records, kinds_seen[BS_KIND_BLOOM], kinds_seen[BS_KIND_BLOOM_AGG_STATE],
 		  kinds_seen[BS_KIND_CMS], kinds_seen[BS_KIND_TOPK], kinds_seen[BS_KIND_CBLOOM], unknown);
-	CHECK(blocked_seen[BS_KIND_BLOOM] >= 1 && blocked_seen[BS_KIND_BLOOM_STATE] >= 1,
+	CHECK(blocked_seen[BS_KIND_BLOOM] >= 1 && blocked_seen[BS_KIND_BLOOM_AGG_STATE] >= 1,
 		  "sketches.txt: blocked-layout records of bloom (%d) and bloom_agg_state (%d)",
-		  blocked_seen[BS_KIND_BLOOM], blocked_seen[BS_KIND_BLOOM_STATE]);
+		  blocked_seen[BS_KIND_BLOOM], blocked_seen[BS_KIND_BLOOM_AGG_STATE]);
 	CHECK(growable_seen[BS_LAYOUT_CLASSIC] >= 1 && growable_seen[BS_LAYOUT_BLOCKED] >= 1 &&
 		  growable_3_stages >= 1 && growable_unions >= 1,
 		  "sketches.txt: growable filters of classic (%d) and blocked (%d) stages, %d of 3 stages or more, %d unions",

@@ -1,5 +1,5 @@
 /*
- * fuzz_bloom_state.c: a bloom_agg_state from outside (bloom_agg_state_in or
+ * fuzz_bloom_agg_state.c: a bloom_agg_state from outside (bloom_agg_state_in or
  * _recv, e.g. the initcond of a user's aggregate over bloom_agg_trans, or a
  * state shipped between nodes), then what the SQL functions do with it.
  *
@@ -10,12 +10,12 @@
  * bloom_agg(x, [capacity,] fpr, 'blocked'); a dense auto-sized blocked state
  * has at least 663,552 bytes, past -max_len, so only its exact and fixed
  * forms are reached).  When bs_validate(deep) accepts them:
- *   - bloom_agg_final: bs_builder_result_shape, bs_bloom_size, finish; the
+ *   - bloom_agg_final: bs_bloom_agg_state_result_shape, bs_bloom_size, finish; the
  *     filter is valid, of the state's layout, and holds every hash the state
  *     holds (bs_bloom_contains, which follows the layout);
  *   - cbloom_agg_final (counting states): finish_counting at 4-bit counters;
  *     valid, and every held hash counts at least its count (or saturates);
- *   - bloom_agg_trans / cbloom_agg_trans: bs_builder_same_target, then adds
+ *   - bloom_agg_trans / cbloom_agg_trans: bs_bloom_agg_state_same_target, then adds
  *     (the zero hash, a held hash, new ones); the state stays valid and its
  *     filter holds them;
  *   - bloom_agg_combine: with a copy of itself, and with a valid state of
@@ -27,7 +27,7 @@
  * Three properties are checked only for states whose hash table is well
  * formed (each hash reachable from its home slot, none there twice): that
  * the states made from it pass bs_validate, that merges keep every held
- * count, and order independence (builder.h: every order and split gives the
+ * count, and order independence (bloom_agg_state.h: every order and split gives the
  * same final filter, byte for byte).  The deep check does not demand a
  * well-formed table, and a state from outside that has a hash twice or out
  * of place breaks all three (finding 1 in README.md).  Build with
@@ -124,7 +124,7 @@ static bool table_ok;
 static void
 check_state(const uint8_t *s, const char *what)
 {
-	size_t		len = bs_builder_size(s);
+	size_t		len = bs_bloom_agg_state_size(s);
 	bs_error	err;
 
 	FZ_CHECK(len <= FZ_ALLOC_LIMIT, "%s: state of %zu bytes", what, len);
@@ -133,9 +133,9 @@ check_state(const uint8_t *s, const char *what)
 		fz_roundtrip_bytes(s, len, what);
 		return;
 	}
-	FZ_CHECK(bs_validate(s, len, BS_KIND_BLOOM_STATE, true, NULL, &err) == BS_OK,
+	FZ_CHECK(bs_validate(s, len, BS_KIND_BLOOM_AGG_STATE, true, NULL, &err) == BS_OK,
 			 "%s: the state the core made is rejected: %s", what, err.msg);
-	fz_roundtrip(s, len, BS_KIND_BLOOM_STATE, what);
+	fz_roundtrip(s, len, BS_KIND_BLOOM_AGG_STATE, what);
 }
 
 /* bloom_agg_final: the filter of a state (valid, exact length). */
@@ -149,19 +149,19 @@ finish_bloom(const uint8_t *s, size_t *len, const char *what)
 	uint8_t    *out;
 	bs_bloom	b;
 
-	bs_builder_result_shape(s, &m, &k);
-	FZ_CHECK(bs_bloom_check_layout_shape(m, k, bs_builder_layout(s), &err) == BS_OK &&
+	bs_bloom_agg_state_result_shape(s, &m, &k);
+	FZ_CHECK(bs_bloom_check_layout_shape(m, k, bs_bloom_agg_state_layout(s), &err) == BS_OK &&
 			 bs_bloom_size(m, &total, &err) == BS_OK,
 			 "%s: %s result shape %" PRIu64 " bits, %u hashes: %s", what,
-			 bs_layout_name(bs_builder_layout(s)), m, k, err.msg);
+			 bs_layout_name(bs_bloom_agg_state_layout(s)), m, k, err.msg);
 	out = fz_alloc(NULL, (size_t) total);
-	bs_builder_finish(s, m, k, out);
+	bs_bloom_agg_state_finish(s, m, k, out);
 	*len = (size_t) total;
 	fz_roundtrip(out, *len, BS_KIND_BLOOM, what);
 	/* what warn_if_overfull computes */
 	bs_bloom_view(out, &b);
-	FZ_CHECK(b.layout == bs_builder_layout(s), "%s: a %s state made a %s filter", what,
-			 bs_layout_name(bs_builder_layout(s)), bs_layout_name(b.layout));
+	FZ_CHECK(b.layout == bs_bloom_agg_state_layout(s), "%s: a %s state made a %s filter", what,
+			 bs_layout_name(bs_bloom_agg_state_layout(s)), bs_layout_name(b.layout));
 	(void) bs_bloom_fpr_of(&b);
 	(void) bs_bloom_cardinality_of(&b);
 	return out;
@@ -199,12 +199,12 @@ finish_cbloom(const uint8_t *s, size_t *len, const char *what)
 	bs_error	err;
 	uint8_t    *out;
 
-	bs_builder_result_shape(s, &m, &k);
+	bs_bloom_agg_state_result_shape(s, &m, &k);
 	FZ_CHECK(bs_cbloom_size(m, BS_CBLOOM_DEFAULT_BITS, &total, &err) == BS_OK &&
 			 bs_cbloom_check_shape(m, k, BS_CBLOOM_DEFAULT_BITS, &err) == BS_OK,
 			 "%s: counting result shape %" PRIu64 " counters, %u hashes: %s", what, m, k, err.msg);
 	out = fz_alloc(NULL, (size_t) total);
-	bs_builder_finish_counting(s, m, k, BS_CBLOOM_DEFAULT_BITS, out);
+	bs_bloom_agg_state_finish_counting(s, m, k, BS_CBLOOM_DEFAULT_BITS, out);
 	*len = (size_t) total;
 	fz_roundtrip(out, *len, BS_KIND_CBLOOM, what);
 	return out;
@@ -245,30 +245,30 @@ same_target(const bs_header *h, uint8_t family)
 
 		st = bs_bloom_shape_for((double) h->n, fpr, layout, &m, &k, &err);
 		if (st == BS_OK)
-			st = bs_builder_new_fixed_shape((double) h->n, fpr, layout, m, k, family, h->seed,
+			st = bs_bloom_agg_state_new_fixed_shape((double) h->n, fpr, layout, m, k, family, h->seed,
 											&fz_allocator, &s, &err);
 		FZ_CHECK(st == BS_OK, "new fixed %s state of capacity %" PRIu64 ", fpr %g: %s",
 				 bs_layout_name(layout), h->n, fpr, err.msg);
 		bs_header_read(s, &c);
 		FZ_CHECK(c.p1 == h->p1 && c.p2 == h->p2,
-				 "bs_builder_new_fixed(%" PRIu64 ", %g) makes %" PRIu64 " bits, %u hashes; the accepted state has %" PRIu64 " and %u",
+				 "bs_bloom_agg_state_new_fixed(%" PRIu64 ", %g) makes %" PRIu64 " bits, %u hashes; the accepted state has %" PRIu64 " and %u",
 				 h->n, fpr, c.p1, c.p2, h->p1, h->p2);
 		/*
 		 * The capacity goes through a double: above 2^53 the state stores
 		 * another capacity than the one asked for (finding 3 in README.md).
 		 */
 #ifdef FZ_STRICT
-		FZ_CHECK(c.n == h->n, "bs_builder_new_fixed(capacity %" PRIu64 ") stores capacity %" PRIu64, h->n, c.n);
+		FZ_CHECK(c.n == h->n, "bs_bloom_agg_state_new_fixed(capacity %" PRIu64 ") stores capacity %" PRIu64, h->n, c.n);
 #else
 		bs_store64(s + BS_OFF_N, h->n);
 #endif
 	}
 	else if (h->p3 & BS_BUILDER_COUNTED)
-		st = bs_builder_new_counting(fpr, family, h->seed, &fz_allocator, &s, &err);
+		st = bs_bloom_agg_state_new_counting(fpr, family, h->seed, &fz_allocator, &s, &err);
 	else
-		st = bs_builder_new_auto_layout(fpr, layout, family, h->seed, &fz_allocator, &s, &err);
-	FZ_CHECK(st != BS_OK || bs_builder_layout(s) == ((h->p3 & BS_BUILDER_COUNTED) ? BS_LAYOUT_CLASSIC : layout),
-			 "a new state of a %s target is %s", bs_layout_name(layout), bs_layout_name(bs_builder_layout(s)));
+		st = bs_bloom_agg_state_new_auto_layout(fpr, layout, family, h->seed, &fz_allocator, &s, &err);
+	FZ_CHECK(st != BS_OK || bs_bloom_agg_state_layout(s) == ((h->p3 & BS_BUILDER_COUNTED) ? BS_LAYOUT_CLASSIC : layout),
+			 "a new state of a %s target is %s", bs_layout_name(layout), bs_layout_name(bs_bloom_agg_state_layout(s)));
 	FZ_CHECK(st == BS_OK, "new state at fpr %g: %s", fpr, err.msg);
 	return s;
 }
@@ -277,7 +277,7 @@ static uint8_t *
 add_ok(uint8_t *s, uint64_t hash, const char *what)
 {
 	uint8_t    *t = s;
-	bs_status	st = bs_builder_add(&t, hash, &fz_allocator, NULL);
+	bs_status	st = bs_bloom_agg_state_add(&t, hash, &fz_allocator, NULL);
 
 	FZ_CHECK(st == BS_OK, "%s: a state with room refused a hash", what);
 	return t;
@@ -287,8 +287,8 @@ static uint8_t *
 merge_ok(const uint8_t *dst, const uint8_t *src, const char *what)
 {
 	bs_error	err;
-	uint8_t    *r = fz_dup(dst, bs_builder_size(dst));
-	bs_status	st = bs_builder_merge(&r, src, &fz_allocator, &err);
+	uint8_t    *r = fz_dup(dst, bs_bloom_agg_state_size(dst));
+	bs_status	st = bs_bloom_agg_state_merge(&r, src, &fz_allocator, &err);
 
 	FZ_CHECK(st == BS_OK, "%s: merge of states of one target failed (%d): %s",
 			 what, (int) st, st != BS_OK ? err.msg : "");
@@ -299,11 +299,11 @@ merge_ok(const uint8_t *dst, const uint8_t *src, const char *what)
 static void
 merge_refused(const uint8_t *dst, const uint8_t *src, bs_status want, const char *what)
 {
-	size_t		len = bs_builder_size(dst);
+	size_t		len = bs_bloom_agg_state_size(dst);
 	uint8_t    *d = fz_dup(dst, len);
 	bs_error	err;
 	uint8_t    *r = d;
-	bs_status	st = bs_builder_merge(&r, src, &fz_allocator, &err);
+	bs_status	st = bs_bloom_agg_state_merge(&r, src, &fz_allocator, &err);
 
 	FZ_CHECK(st != BS_OK && r == d, "%s: merge of states of different targets succeeded", what);
 	fz_check_error(st, want, &err, what);
@@ -336,15 +336,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				cadded[4];
 	double		fpr;
 
-	if (bs_validate(data, size, BS_KIND_BLOOM_STATE, true, &h, &err) != BS_OK)
+	if (bs_validate(data, size, BS_KIND_BLOOM_AGG_STATE, true, &h, &err) != BS_OK)
 		return 0;
 	r = fz_rng_for(data, size);
-	FZ_CHECK(bs_builder_size(data) == size, "state accepted at %zu bytes, its header says %zu",
-			 size, bs_builder_size(data));
+	FZ_CHECK(bs_bloom_agg_state_size(data) == size, "state accepted at %zu bytes, its header says %zu",
+			 size, bs_bloom_agg_state_size(data));
 	counting = (h.p3 & BS_BUILDER_COUNTED) != 0;
 	fixed = (h.p3 & BS_BUILDER_FIXED) != 0;
 	fpr = fpr_of(&h);
-	FZ_CHECK(bs_builder_is_counting(data) == counting, "is_counting disagrees with the flags");
+	FZ_CHECK(bs_bloom_agg_state_is_counting(data) == counting, "is_counting disagrees with the flags");
 	nheld = held_hashes(data, hs);
 	table_ok = table_well_formed(data);
 #ifdef FZ_STRICT
@@ -362,9 +362,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 
 	/* bloom_agg_trans: the same parameters, then adds */
-	FZ_CHECK(bs_builder_same_target(data, fixed, fixed ? h.n : 0, fpr),
+	FZ_CHECK(bs_bloom_agg_state_same_target(data, fixed, fixed ? h.n : 0, fpr),
 			 "a state is not of its own target");
-	FZ_CHECK(!bs_builder_same_target(data, !fixed, h.n, fpr), "a state is of the other target kind too");
+	FZ_CHECK(!bs_bloom_agg_state_same_target(data, !fixed, h.n, fpr), "a state is of the other target kind too");
 	s = fz_dup(data, size);
 	for (i = 0; i < 6; i++)
 	{

@@ -1,5 +1,5 @@
 /*
- * builder_test.c: the bloom_agg transition state of src/core/builder.c:
+ * bloom_agg_state_test.c: the bloom_agg transition state of src/core/bloom_agg_state.c:
  * order- and split-independence, the auto-sizing rule (exact phase, then a
  * dense filter folded at the end), fixed states, merge errors and the state
  * check.
@@ -13,14 +13,14 @@
 #include <string.h>
 
 #include "core/bloom.h"
-#include "core/builder.h"
+#include "core/bloom_agg_state.h"
 #include "core/cbloom.h"
 #include "core/endian.h"
 #include "core/format.h"
 #include "unit.h"
 
 
-/* Free one buffer early (a state that bs_builder_add replaced). */
+/* Free one buffer early (a state that bs_bloom_agg_state_add replaced). */
 static void
 arena_drop(unit_arena *a, void *p)
 {
@@ -62,9 +62,9 @@ new_auto(double fpr, uint8_t family)
 	uint8_t    *s;
 	bs_error	err;
 
-	if (bs_builder_new_auto(fpr, family, 0, &alloc, &s, &err) != BS_OK)
+	if (bs_bloom_agg_state_new_auto(fpr, family, 0, &alloc, &s, &err) != BS_OK)
 	{
-		fprintf(stderr, "bs_builder_new_auto: %s\n", err.msg);
+		fprintf(stderr, "bs_bloom_agg_state_new_auto: %s\n", err.msg);
 		exit(2);
 	}
 	return s;
@@ -79,7 +79,7 @@ add_all(uint8_t *s, const uint64_t *h, size_t n)
 	{
 		uint8_t    *t = s;
 
-		(void) bs_builder_add(&t, h[i], &alloc, NULL);
+		(void) bs_bloom_agg_state_add(&t, h[i], &alloc, NULL);
 		if (t != s)
 			arena_drop(&the_arena, s);	/* grown or turned dense: the old state is dead */
 		s = t;
@@ -90,7 +90,7 @@ add_all(uint8_t *s, const uint64_t *h, size_t n)
 static uint8_t *
 copy_state(const uint8_t *s)
 {
-	size_t		len = bs_builder_size(s);
+	size_t		len = bs_bloom_agg_state_size(s);
 	uint8_t    *c = unit_arena_alloc(&the_arena, len);
 
 	memcpy(c, s, len);
@@ -106,14 +106,14 @@ finish(const uint8_t *s, size_t *len)
 	uint32_t	k;
 	uint8_t    *out;
 
-	bs_builder_result_shape(s, &m, &k);
+	bs_bloom_agg_state_result_shape(s, &m, &k);
 	if (bs_bloom_size(m, &total, NULL) != BS_OK)
 	{
 		fprintf(stderr, "bad result shape %" PRIu64 "\n", m);
 		exit(2);
 	}
 	out = unit_arena_alloc(&the_arena, (size_t) total);
-	bs_builder_finish(s, m, k, out);
+	bs_bloom_agg_state_finish(s, m, k, out);
 	*len = (size_t) total;
 	return out;
 }
@@ -235,8 +235,8 @@ test_exact_order(void)
 	CHECK(same_bytes(fa, la, fd, ld),
 		  "exact phase: the filter equals bloom_empty(%zu, 0.01) (%" PRIu64 " bits, k = %u) with the hashes added",
 		  n, m_of(fd), k_of(fd));
-	CHECK(bs_validate(a, bs_builder_size(a), BS_KIND_BLOOM_STATE, true, NULL, NULL) == BS_OK &&
-		  bs_validate(b, bs_builder_size(b), BS_KIND_BLOOM_STATE, true, NULL, NULL) == BS_OK,
+	CHECK(bs_validate(a, bs_bloom_agg_state_size(a), BS_KIND_BLOOM_AGG_STATE, true, NULL, NULL) == BS_OK &&
+		  bs_validate(b, bs_bloom_agg_state_size(b), BS_KIND_BLOOM_AGG_STATE, true, NULL, NULL) == BS_OK,
 		  "both states pass the deep bs_validate");
 
 	/* tiny groups */
@@ -296,11 +296,11 @@ test_split_merge(void)
 		for (i = 0; i < n; i++)
 		{
 			p = (int) unit_below(&r, (uint64_t) parts);
-			(void) bs_builder_add(&st[p], h[i], &alloc, NULL);
+			(void) bs_bloom_agg_state_add(&st[p], h[i], &alloc, NULL);
 			if (unit_below(&r, 10) == 0)
 			{
 				p = (int) unit_below(&r, (uint64_t) parts);
-				(void) bs_builder_add(&st[p], h[i], &alloc, NULL);
+				(void) bs_bloom_agg_state_add(&st[p], h[i], &alloc, NULL);
 			}
 		}
 		/* several merge orders: left folds over random permutations, then a tree */
@@ -329,10 +329,10 @@ test_split_merge(void)
 							s2,
 							s3;
 
-				s1 = bs_builder_merge(&l, st[1], &alloc, NULL);
-				s2 = bs_builder_merge(&rr, st[3], &alloc, NULL);
+				s1 = bs_bloom_agg_state_merge(&l, st[1], &alloc, NULL);
+				s2 = bs_bloom_agg_state_merge(&rr, st[3], &alloc, NULL);
 				acc = l;
-				s3 = bs_builder_merge(&acc, rr, &alloc, NULL);
+				s3 = bs_bloom_agg_state_merge(&acc, rr, &alloc, NULL);
 				if (s1 != BS_OK || s2 != BS_OK || s3 != BS_OK)
 					acc = NULL;
 			}
@@ -342,12 +342,12 @@ test_split_merge(void)
 				for (j = 1; j < parts && acc; j++)
 				{
 					const uint8_t *src = st[order[j]];
-					size_t		slen = bs_builder_size(src);
+					size_t		slen = bs_bloom_agg_state_size(src);
 					uint8_t    *before = unit_arena_alloc(&the_arena, slen);
 					bs_status	s;
 
 					memcpy(before, src, slen);
-					s = bs_builder_merge(&acc, src, &alloc, NULL);
+					s = bs_bloom_agg_state_merge(&acc, src, &alloc, NULL);
 					if (s != BS_OK)
 						acc = NULL;
 					if (memcmp(before, src, slen) != 0)
@@ -368,7 +368,7 @@ test_split_merge(void)
 	CHECK(bad_order == 0,
 		  "split into 2, 3 and 4 partial states (with duplicates across parts), merged in %d orders: every final filter is byte-identical to the one-state filter (%d differ)",
 		  runs, bad_order);
-	CHECK(bad_src == 0, "bs_builder_merge never modifies its source state (%d modified)", bad_src);
+	CHECK(bad_src == 0, "bs_bloom_agg_state_merge never modifies its source state (%d modified)", bad_src);
 	CHECK(fw[BS_OFF_FAMILY] == BS_FAMILY_TEXT, "the final filter has the text family");
 	free(h);
 	unit_arena_reset(&the_arena);
@@ -439,11 +439,11 @@ test_auto_exact_sizes(void)
 
 		s = add_all(s, h, BS_BUILDER_EXACT_LIMIT);	/* duplicates change nothing */
 		exact_at_limit &= !(flags_of(s) & BS_BUILDER_DENSE);
-		CHECK(exact_at_limit && bs_validate(s, bs_builder_size(s), BS_KIND_BLOOM_STATE, true, NULL, NULL) == BS_OK,
+		CHECK(exact_at_limit && bs_validate(s, bs_bloom_agg_state_size(s), BS_KIND_BLOOM_AGG_STATE, true, NULL, NULL) == BS_OK,
 			  "a state of exactly 2^20 = %" PRIu64 " distinct hashes (added twice) is still exact, with %" PRIu64 " slots, and validates",
 			  BS_BUILDER_EXACT_LIMIT, bs_load64(s + BS_OFF_P1));
-		(void) bs_builder_add(&s, h[BS_BUILDER_EXACT_LIMIT], &alloc, NULL);
-		CHECK((flags_of(s) & BS_BUILDER_DENSE) && bs_validate(s, bs_builder_size(s), BS_KIND_BLOOM_STATE, true, NULL, NULL) == BS_OK,
+		(void) bs_bloom_agg_state_add(&s, h[BS_BUILDER_EXACT_LIMIT], &alloc, NULL);
+		CHECK((flags_of(s) & BS_BUILDER_DENSE) && bs_validate(s, bs_bloom_agg_state_size(s), BS_KIND_BLOOM_AGG_STATE, true, NULL, NULL) == BS_OK,
 			  "the 2^20 + 1st distinct hash turns it dense (%" PRIu64 " bits, k = %u) and it validates",
 			  bs_load64(s + BS_OFF_P1), bs_load32(s + BS_OFF_P2));
 		free(h);
@@ -475,7 +475,7 @@ check_dense(size_t n, double p, uint64_t seed)
 		  "auto, dense phase, n = %zu, p = %g: %" PRIu64 "-bit dense filter folded by %" PRIu64 " to %" PRIu64 " bits (%.3f x optimal %" PRIu64 "), k = %u; measured FPR %.5f = %.3f x p over %" PRIu64 " absent probes; %" PRIu64 " of %zu false negatives (want FPR <= 1.2 x p, bits <= 1.5 x optimal, none missing)",
 		  n, p, M, M / m_of(out), m_of(out), (double) m_of(out) / (double) opt, opt, k_of(out), fpr, fpr / p, probes,
 		  missing, n);
-	CHECK(bs_validate(s, bs_builder_size(s), BS_KIND_BLOOM_STATE, true, NULL, NULL) == BS_OK &&
+	CHECK(bs_validate(s, bs_bloom_agg_state_size(s), BS_KIND_BLOOM_AGG_STATE, true, NULL, NULL) == BS_OK &&
 		  bs_validate(out, len, BS_KIND_BLOOM, true, NULL, NULL) == BS_OK,
 		  "dense state of n = %zu at p = %g and its final filter pass bs_validate", n, p);
 	free(h);
@@ -493,8 +493,8 @@ test_dense(void)
 	/* the dense filter meets p up to BS_BUILDER_DENSE_FACTOR x the exact limit */
 	for (i = 0; i < (int) (sizeof(ps) / sizeof(ps[0])); i++)
 	{
-		uint32_t	k = bs_builder_dense_hashes(ps[i]);
-		uint64_t	M = bs_builder_dense_bits(ps[i], k);
+		uint32_t	k = bs_bloom_agg_state_dense_hashes(ps[i]);
+		uint64_t	M = bs_bloom_agg_state_dense_bits(ps[i], k);
 		double		at_cap = bs_bloom_fpr_approx((double) M, (double) BS_BUILDER_EXACT_LIMIT * BS_BUILDER_DENSE_FACTOR, k);
 
 		snprintf(list + strlen(list), sizeof(list) - strlen(list), " p=%g: k=%u M=%" PRIu64 " fpr@cap=%.3g;", ps[i], k, M, at_cap);
@@ -538,17 +538,17 @@ test_exact_dense_merge(void)
 	/* dense: h[0, 1.1M) and the hash 0; exact: h[1.0M, 1.2M) (overlapping) and the hash 0 */
 	dense = add_all(new_auto(p, BS_FAMILY_INTEGER), h, 1100000);
 	exact = add_all(new_auto(p, BS_FAMILY_NONE), h + 1000000, 200000);
-	dlen = bs_builder_size(dense);
-	elen = bs_builder_size(exact);
+	dlen = bs_bloom_agg_state_size(dense);
+	elen = bs_bloom_agg_state_size(exact);
 	dense_before = unit_arena_alloc(&the_arena, dlen);
 	exact_before = unit_arena_alloc(&the_arena, elen);
 	memcpy(dense_before, dense, dlen);
 	memcpy(exact_before, exact, elen);
 
 	m1 = copy_state(dense);
-	s1 = bs_builder_merge(&m1, exact, &alloc, NULL);
+	s1 = bs_bloom_agg_state_merge(&m1, exact, &alloc, NULL);
 	m2 = copy_state(exact);
-	s2 = bs_builder_merge(&m2, dense, &alloc, NULL);
+	s2 = bs_bloom_agg_state_merge(&m2, dense, &alloc, NULL);
 	CHECK(s1 == BS_OK && s2 == BS_OK && (flags_of(dense) & BS_BUILDER_DENSE) && !(flags_of(exact) & BS_BUILDER_DENSE) &&
 		  m1 && m2 && (flags_of(m2) & BS_BUILDER_DENSE),
 		  "merging an exact state (200000 hashes) and a dense one (1100000) works both ways and the result is dense");
@@ -579,9 +579,9 @@ test_exact_dense_merge(void)
 		a = add_all(new_auto(p, BS_FAMILY_INTEGER), h, 700000);
 		b = add_all(new_auto(p, BS_FAMILY_INTEGER), h + 500000, 700000);
 		ma = copy_state(a);
-		sa = bs_builder_merge(&ma, b, &alloc, NULL);
+		sa = bs_bloom_agg_state_merge(&ma, b, &alloc, NULL);
 		mb = copy_state(b);
-		sb = bs_builder_merge(&mb, a, &alloc, NULL);
+		sb = bs_bloom_agg_state_merge(&mb, a, &alloc, NULL);
 		CHECK(sa == BS_OK && sb == BS_OK && !(flags_of(a) & BS_BUILDER_DENSE) && !(flags_of(b) & BS_BUILDER_DENSE) &&
 			  (flags_of(ma) & BS_BUILDER_DENSE) && (flags_of(mb) & BS_BUILDER_DENSE),
 			  "merging two exact states of 700000 hashes (union 1200000) goes dense");
@@ -614,16 +614,16 @@ test_fixed(void)
 	bs_error	err;
 	bs_status	st;
 
-	st = bs_builder_new_fixed(5000, 0.01, BS_FAMILY_UUID, 0, &alloc, &s, &err);
-	bs_builder_result_shape(s, &m, &k);
+	st = bs_bloom_agg_state_new_fixed(5000, 0.01, BS_FAMILY_UUID, 0, &alloc, &s, &err);
+	bs_bloom_agg_state_result_shape(s, &m, &k);
 	bs_bloom_optimal_bits(5000, 0.01, &opt, NULL);
 	bs_bloom_optimal_hashes(opt, 5000, &optk, NULL);
 	CHECK(st == BS_OK && (flags_of(s) & BS_BUILDER_FIXED) && (flags_of(s) & BS_BUILDER_DENSE) && m == opt && k == optk,
 		  "fixed state (5000, 0.01) has the bloom_empty shape: %" PRIu64 " bits, k = %u", m, k);
 	for (i = 0; i < 3000; i++)
 	{
-		(void) bs_builder_add(&s, h[i], &alloc, NULL);
-		(void) bs_builder_add(&s, h[i / 2], &alloc, NULL);
+		(void) bs_bloom_agg_state_add(&s, h[i], &alloc, NULL);
+		(void) bs_bloom_agg_state_add(&s, h[i / 2], &alloc, NULL);
 	}
 	f = finish(s, &lf);
 	d = direct_filter(5000, 0.01, BS_FAMILY_UUID, h, 3000, &ld);
@@ -635,11 +635,11 @@ test_fixed(void)
 		  "past its capacity (8000 > 5000) a fixed state keeps the bloom_empty shape and holds everything");
 
 	/* merge of two fixed states */
-	st = bs_builder_new_fixed(5000, 0.01, BS_FAMILY_NONE, 0, &alloc, &s2, &err);
+	st = bs_bloom_agg_state_new_fixed(5000, 0.01, BS_FAMILY_NONE, 0, &alloc, &s2, &err);
 	s2 = add_all(s2, h, 4000);
-	bs_builder_new_fixed(5000, 0.01, BS_FAMILY_UUID, 0, &alloc, &mf, &err);
+	bs_bloom_agg_state_new_fixed(5000, 0.01, BS_FAMILY_UUID, 0, &alloc, &mf, &err);
 	mf = add_all(mf, h + 4000, 4000);
-	st = bs_builder_merge(&mf, s2, &alloc, &err);
+	st = bs_bloom_agg_state_merge(&mf, s2, &alloc, &err);
 	f = finish(mf, &lf);
 	CHECK(st == BS_OK && same_bytes(f, lf, d, ld), "merging two fixed states of halves gives the same filter as one");
 	{
@@ -647,21 +647,21 @@ test_fixed(void)
 		uint64_t	em;
 		uint32_t	ek;
 
-		bs_builder_new_fixed(1, 0.5, BS_FAMILY_NONE, 0, &alloc, &e, &err);
-		bs_builder_result_shape(e, &em, &ek);
+		bs_bloom_agg_state_new_fixed(1, 0.5, BS_FAMILY_NONE, 0, &alloc, &e, &err);
+		bs_bloom_agg_state_result_shape(e, &em, &ek);
 		CHECK(em == 2 && ek == 1, "fixed state (1, 0.5) has 2 bits, k = 1 like bloom_empty(1, 0.5) (got %" PRIu64 ", %u)", em, ek);
 	}
-	CHECK(bs_builder_new_fixed(0, 0.01, 0, 0, &alloc, &s, &err) == BS_ERR_PARAM &&
-		  bs_builder_new_fixed(100, 1, 0, 0, &alloc, &s, &err) == BS_ERR_PARAM &&
-		  bs_builder_new_fixed(100, 0, 0, 0, &alloc, &s, &err) == BS_ERR_PARAM,
+	CHECK(bs_bloom_agg_state_new_fixed(0, 0.01, 0, 0, &alloc, &s, &err) == BS_ERR_PARAM &&
+		  bs_bloom_agg_state_new_fixed(100, 1, 0, 0, &alloc, &s, &err) == BS_ERR_PARAM &&
+		  bs_bloom_agg_state_new_fixed(100, 0, 0, 0, &alloc, &s, &err) == BS_ERR_PARAM,
 		  "fixed state with capacity 0, fpr 1 or fpr 0 is BS_ERR_PARAM");
-	CHECK(bs_builder_new_fixed(1e12, 0.01, 0, 0, &alloc, &s, &err) == BS_ERR_LIMIT,
+	CHECK(bs_bloom_agg_state_new_fixed(1e12, 0.01, 0, 0, &alloc, &s, &err) == BS_ERR_LIMIT,
 		  "fixed state too large for 1 GB is BS_ERR_LIMIT (%s)", err.msg);
-	CHECK(bs_builder_new_auto(0, 0, 0, &alloc, &s, &err) == BS_ERR_PARAM &&
-		  bs_builder_new_auto(1, 0, 0, &alloc, &s, &err) == BS_ERR_PARAM &&
-		  bs_builder_new_auto(NAN, 0, 0, &alloc, &s, &err) == BS_ERR_PARAM &&
-		  bs_builder_new_auto(ldexp(1, -65), 0, 0, &alloc, &s, &err) == BS_ERR_PARAM &&
-		  bs_builder_new_auto(ldexp(1, -64), 0, 0, &alloc, &s, &err) == BS_OK,
+	CHECK(bs_bloom_agg_state_new_auto(0, 0, 0, &alloc, &s, &err) == BS_ERR_PARAM &&
+		  bs_bloom_agg_state_new_auto(1, 0, 0, &alloc, &s, &err) == BS_ERR_PARAM &&
+		  bs_bloom_agg_state_new_auto(NAN, 0, 0, &alloc, &s, &err) == BS_ERR_PARAM &&
+		  bs_bloom_agg_state_new_auto(ldexp(1, -65), 0, 0, &alloc, &s, &err) == BS_ERR_PARAM &&
+		  bs_bloom_agg_state_new_auto(ldexp(1, -64), 0, 0, &alloc, &s, &err) == BS_OK,
 		  "auto state with fpr 0, 1, NaN or 2^-65 is BS_ERR_PARAM; 2^-64 is accepted");
 	free(h);
 	unit_arena_reset(&the_arena);
@@ -686,59 +686,59 @@ test_merge_errors(void)
 
 	a1 = add_all(new_auto(0.01, BS_FAMILY_INTEGER), (uint64_t[]) {unit_next(&r), unit_next(&r)}, 2);
 	a2 = new_auto(0.02, BS_FAMILY_INTEGER);
-	bs_builder_new_fixed(100, 0.01, BS_FAMILY_INTEGER, 0, &alloc, &fx, NULL);
-	bs_builder_new_fixed(200, 0.01, BS_FAMILY_INTEGER, 0, &alloc, &fx2, NULL);
+	bs_bloom_agg_state_new_fixed(100, 0.01, BS_FAMILY_INTEGER, 0, &alloc, &fx, NULL);
+	bs_bloom_agg_state_new_fixed(200, 0.01, BS_FAMILY_INTEGER, 0, &alloc, &fx2, NULL);
 	ti = new_auto(0.01, BS_FAMILY_INTEGER);
 	tt = add_all(new_auto(0.01, BS_FAMILY_TEXT), (uint64_t[]) {unit_next(&r)}, 1);
-	bs_builder_new_auto(0.01, BS_FAMILY_INTEGER, 1, &alloc, &sd, NULL);
+	bs_bloom_agg_state_new_auto(0.01, BS_FAMILY_INTEGER, 1, &alloc, &sd, NULL);
 
-	len = bs_builder_size(a1);
+	len = bs_bloom_agg_state_size(a1);
 	before = unit_arena_alloc(&the_arena, len);
 	memcpy(before, a1, len);
 	res = a1;
-	st = bs_builder_merge(&res, a2, &alloc, &err);
+	st = bs_bloom_agg_state_merge(&res, a2, &alloc, &err);
 	CHECK(res == a1 && st == BS_ERR_SHAPE && strstr(err.msg, "0.01") && strstr(err.msg, "0.02"),
 		  "merging states of fpr 0.01 and 0.02 is BS_ERR_SHAPE naming both (%s)", err.msg);
 	CHECK(memcmp(before, a1, len) == 0, "a failed merge leaves its destination unchanged");
 	res = a1;
-	st = bs_builder_merge(&res, fx, &alloc, &err);
+	st = bs_bloom_agg_state_merge(&res, fx, &alloc, &err);
 	CHECK(res == a1 && st == BS_ERR_SHAPE && strstr(err.msg, "auto-sized") && strstr(err.msg, "capacity 100"),
 		  "merging an auto and a fixed state of the same fpr is BS_ERR_SHAPE (%s)", err.msg);
 	res = fx;
-	st = bs_builder_merge(&res, a1, &alloc, &err);
+	st = bs_bloom_agg_state_merge(&res, a1, &alloc, &err);
 	CHECK(res == fx && st == BS_ERR_SHAPE, "merging a fixed and an auto state is BS_ERR_SHAPE (%s)", err.msg);
 	res = fx;
-	st = bs_builder_merge(&res, fx2, &alloc, &err);
+	st = bs_bloom_agg_state_merge(&res, fx2, &alloc, &err);
 	CHECK(res == fx && st == BS_ERR_SHAPE, "merging fixed states of capacity 100 and 200 is BS_ERR_SHAPE (%s)", err.msg);
 	CHECK(res == fx && strstr(err.msg, "100") && strstr(err.msg, "200"),
 		  "the error for fixed states of capacity 100 and 200 names both capacities (doc/architecture.md, section 4: an ERROR naming both shapes): %s", err.msg);
 	res = ti;
-	st = bs_builder_merge(&res, sd, &alloc, &err);
+	st = bs_bloom_agg_state_merge(&res, sd, &alloc, &err);
 	CHECK(res == ti && st == BS_ERR_SHAPE, "merging states of seeds 0 and 1 is BS_ERR_SHAPE (%s)", err.msg);
 	res = ti;
-	st = bs_builder_merge(&res, tt, &alloc, &err);
+	st = bs_bloom_agg_state_merge(&res, tt, &alloc, &err);
 	CHECK(res == ti && st == BS_ERR_FAMILY && strstr(err.msg, "integer") && strstr(err.msg, "text"),
 		  "merging states of integer and text keys is BS_ERR_FAMILY naming both (%s)", err.msg);
 	{
 		uint8_t    *none = new_auto(0.01, BS_FAMILY_NONE);
 
 		res = none;
-		st = bs_builder_merge(&res, tt, &alloc, &err);
+		st = bs_bloom_agg_state_merge(&res, tt, &alloc, &err);
 		CHECK(res != NULL && st == BS_OK && res[BS_OFF_FAMILY] == BS_FAMILY_TEXT,
 			  "merging a text state into an empty NONE state works and takes the text family");
 		res = copy_state(tt);
-		st = bs_builder_merge(&res, new_auto(0.01, BS_FAMILY_NONE), &alloc, &err);
+		st = bs_bloom_agg_state_merge(&res, new_auto(0.01, BS_FAMILY_NONE), &alloc, &err);
 		CHECK(res != NULL && st == BS_OK && res[BS_OFF_FAMILY] == BS_FAMILY_TEXT,
 			  "merging an empty NONE state into a text state keeps the text family");
 	}
 
 	/* same_target */
-	CHECK(bs_builder_same_target(a1, false, 0, 0.01) && bs_builder_same_target(a1, false, 12345, 0.01) &&
-		  !bs_builder_same_target(a1, false, 0, 0.02) && !bs_builder_same_target(a1, true, 0, 0.01),
-		  "bs_builder_same_target of an auto 0.01 state: same for (auto, 0.01) whatever the capacity, not for 0.02 or fixed");
-	CHECK(bs_builder_same_target(fx, true, 100, 0.01) && !bs_builder_same_target(fx, true, 101, 0.01) &&
-		  !bs_builder_same_target(fx, false, 100, 0.01) && !bs_builder_same_target(fx, true, 100, 0.011),
-		  "bs_builder_same_target of a fixed (100, 0.01) state: same only for fixed, 100, 0.01");
+	CHECK(bs_bloom_agg_state_same_target(a1, false, 0, 0.01) && bs_bloom_agg_state_same_target(a1, false, 12345, 0.01) &&
+		  !bs_bloom_agg_state_same_target(a1, false, 0, 0.02) && !bs_bloom_agg_state_same_target(a1, true, 0, 0.01),
+		  "bs_bloom_agg_state_same_target of an auto 0.01 state: same for (auto, 0.01) whatever the capacity, not for 0.02 or fixed");
+	CHECK(bs_bloom_agg_state_same_target(fx, true, 100, 0.01) && !bs_bloom_agg_state_same_target(fx, true, 101, 0.01) &&
+		  !bs_bloom_agg_state_same_target(fx, false, 100, 0.01) && !bs_bloom_agg_state_same_target(fx, true, 100, 0.011),
+		  "bs_bloom_agg_state_same_target of a fixed (100, 0.01) state: same only for fixed, 100, 0.01");
 	unit_arena_reset(&the_arena);
 }
 
@@ -749,48 +749,48 @@ test_check(void)
 	uint64_t   *h = unit_random_hashes(&r, BS_BUILDER_EXACT_LIMIT + 10);
 	uint8_t    *s = add_all(new_auto(0.3, BS_FAMILY_INTEGER), h, 1000),
 			   *d;
-	size_t		len = bs_builder_size(s);
+	size_t		len = bs_bloom_agg_state_size(s);
 	bs_error	err;
 	uint64_t	n = bs_load64(s + BS_OFF_N),
 				M;
 	double		other = 0.29;
 	uint64_t	ob;
 
-	CHECK(bs_validate(s, len, BS_KIND_BLOOM_STATE, true, NULL, &err) == BS_OK, "an exact state of 1000 hashes validates");
+	CHECK(bs_validate(s, len, BS_KIND_BLOOM_AGG_STATE, true, NULL, &err) == BS_OK, "an exact state of 1000 hashes validates");
 	bs_store64(s + BS_OFF_N, n + 1);
-	CHECK(bs_validate(s, len, BS_KIND_BLOOM_STATE, true, NULL, &err) == BS_ERR_FORMAT && strstr(err.msg, "1001"),
+	CHECK(bs_validate(s, len, BS_KIND_BLOOM_AGG_STATE, true, NULL, &err) == BS_ERR_FORMAT && strstr(err.msg, "1001"),
 		  "deep check: a count of 1001 for a table holding 1000 is BS_ERR_FORMAT (%s)", err.msg);
-	CHECK(bs_validate(s, len, BS_KIND_BLOOM_STATE, false, NULL, &err) == BS_OK,
+	CHECK(bs_validate(s, len, BS_KIND_BLOOM_AGG_STATE, false, NULL, &err) == BS_OK,
 		  "the quick check does not look at the table (documented: O(1))");
 	bs_store64(s + BS_OFF_N, n - 1);
-	CHECK(bs_validate(s, len, BS_KIND_BLOOM_STATE, true, NULL, &err) == BS_ERR_FORMAT,
+	CHECK(bs_validate(s, len, BS_KIND_BLOOM_AGG_STATE, true, NULL, &err) == BS_ERR_FORMAT,
 		  "deep check: a count of 999 for a table holding 1000 is BS_ERR_FORMAT (%s)", err.msg);
 	bs_store64(s + BS_OFF_N, n);
-	CHECK(bs_validate(s, len, BS_KIND_BLOOM_STATE, true, NULL, &err) == BS_OK, "restoring the count makes it valid again");
+	CHECK(bs_validate(s, len, BS_KIND_BLOOM_AGG_STATE, true, NULL, &err) == BS_OK, "restoring the count makes it valid again");
 
 	d = add_all(new_auto(0.3, BS_FAMILY_INTEGER), h, BS_BUILDER_EXACT_LIMIT + 10);
-	len = bs_builder_size(d);
+	len = bs_bloom_agg_state_size(d);
 	M = bs_load64(d + BS_OFF_P1);
-	CHECK((flags_of(d) & BS_BUILDER_DENSE) && bs_validate(d, len, BS_KIND_BLOOM_STATE, true, NULL, &err) == BS_OK &&
-		  M == bs_builder_dense_bits(0.3, bs_builder_dense_hashes(0.3)),
+	CHECK((flags_of(d) & BS_BUILDER_DENSE) && bs_validate(d, len, BS_KIND_BLOOM_AGG_STATE, true, NULL, &err) == BS_OK &&
+		  M == bs_bloom_agg_state_dense_bits(0.3, bs_bloom_agg_state_dense_hashes(0.3)),
 		  "a dense state at fpr 0.3 (%" PRIu64 " bits, k = %u) validates", M, bs_load32(d + BS_OFF_P2));
 	memcpy(&ob, &other, sizeof(ob));
 	bs_store64(d + BS_OFF_X, ob);
-	CHECK(bs_validate(d, len, BS_KIND_BLOOM_STATE, true, NULL, &err) == BS_ERR_FORMAT && strstr(err.msg, "does not match"),
+	CHECK(bs_validate(d, len, BS_KIND_BLOOM_AGG_STATE, true, NULL, &err) == BS_ERR_FORMAT && strstr(err.msg, "does not match"),
 		  "a dense state whose bits do not match its fpr (0.3 relabelled 0.29) is BS_ERR_FORMAT (%s)", err.msg);
-	CHECK(bs_validate(d, len, BS_KIND_BLOOM_STATE, false, NULL, &err) == BS_ERR_FORMAT,
+	CHECK(bs_validate(d, len, BS_KIND_BLOOM_AGG_STATE, false, NULL, &err) == BS_ERR_FORMAT,
 		  "the quick check also rejects it");
 	other = 0.3;
 	memcpy(&ob, &other, sizeof(ob));
 	bs_store64(d + BS_OFF_X, ob);
 	bs_store32(d + BS_OFF_P2, bs_load32(d + BS_OFF_P2) + 1);
-	CHECK(bs_validate(d, len, BS_KIND_BLOOM_STATE, true, NULL, &err) == BS_ERR_FORMAT,
+	CHECK(bs_validate(d, len, BS_KIND_BLOOM_AGG_STATE, true, NULL, &err) == BS_ERR_FORMAT,
 		  "a dense state with one hash too many for its fpr is BS_ERR_FORMAT (%s)", err.msg);
 	free(h);
 	unit_arena_reset(&the_arena);
 }
 
-/* Buffers given back by bs_builder_add_batch through the allocator's release. */
+/* Buffers given back by bs_bloom_agg_state_add_batch through the allocator's release. */
 static const uint8_t *batch_caller;
 static int	batch_released,
 			batch_released_caller;
@@ -809,7 +809,7 @@ static const bs_allocator batch_alloc = {unit_arena_alloc, &the_arena, arena_rel
 /*
  * add_all in batches of `batch` hashes (0: the size the state asks for) with
  * scratch of `scratch` words per batch (0: what the state asks for, else
- * that many, possibly too few to sort), as src/builder_state.c does.
+ * that many, possibly too few to sort), as src/bloom_agg_expanded.c does.
  */
 static uint8_t *
 add_all_batched(uint8_t *s, const uint64_t *h, size_t n, size_t batch, size_t scratch)
@@ -818,9 +818,9 @@ add_all_batched(uint8_t *s, const uint64_t *h, size_t n, size_t batch, size_t sc
 
 	while (i < n)
 	{
-		size_t		want = batch ? batch : bs_builder_batch_hashes(s),
+		size_t		want = batch ? batch : bs_bloom_agg_state_batch_hashes(s),
 					c = n - i < want ? n - i : want,
-					words = scratch ? scratch : bs_builder_batch_scratch(s, c);
+					words = scratch ? scratch : bs_bloom_agg_state_batch_scratch(s, c);
 		uint64_t   *copy = malloc(c * sizeof(uint64_t) + 1),
 				   *tmp = malloc(words * sizeof(uint64_t) + 1);
 		uint8_t    *t = s;
@@ -828,7 +828,7 @@ add_all_batched(uint8_t *s, const uint64_t *h, size_t n, size_t batch, size_t sc
 
 		memcpy(copy, h + i, c * sizeof(uint64_t));
 		batch_caller = s;
-		st = bs_builder_add_batch(&t, copy, c, tmp, words, &batch_alloc, NULL);
+		st = bs_bloom_agg_state_add_batch(&t, copy, c, tmp, words, &batch_alloc, NULL);
 		free(copy);
 		free(tmp);
 		if (st != BS_OK)
@@ -857,12 +857,12 @@ same_result(const uint8_t *a, const uint8_t *b)
 	bool		same;
 	bs_error	err;
 
-	if (bs_builder_size(a) != bs_builder_size(b) ||
+	if (bs_bloom_agg_state_size(a) != bs_bloom_agg_state_size(b) ||
 		memcmp(a, b, BS_HEADER_SIZE) != 0 ||
-		bs_validate(b, bs_builder_size(b), BS_KIND_BLOOM_STATE, true, NULL, &err) != BS_OK)
+		bs_validate(b, bs_bloom_agg_state_size(b), BS_KIND_BLOOM_AGG_STATE, true, NULL, &err) != BS_OK)
 		return false;
 	if ((flags_of(a) & BS_BUILDER_DENSE) &&
-		memcmp(a, b, bs_builder_size(a)) != 0)
+		memcmp(a, b, bs_bloom_agg_state_size(a)) != 0)
 		return false;
 	fa = finish(a, &la);
 	fb = finish(b, &lb);
@@ -871,7 +871,7 @@ same_result(const uint8_t *a, const uint8_t *b)
 }
 
 /*
- * Batches of large states (builder.h): a state fed in sorted batches gives
+ * Batches of large states (bloom_agg_state.h): a state fed in sorted batches gives
  * the same state and final filter as one fed hash by hash, through growth,
  * the dense switch inside a batch, duplicates, the zero hash, counting and
  * fixed states, with scratch enough to sort, too little, or none; and only
@@ -937,11 +937,11 @@ test_batches(void)
 	CHECK(same_result(a, b), "... and with scratch for only one position chunk of a hash or two");
 	unit_arena_reset(&the_arena);
 
-	bs_builder_new_counting(0.01, BS_FAMILY_INTEGER, 0, &alloc, &a, &err);
-	bs_builder_new_counting(0.01, BS_FAMILY_INTEGER, 0, &alloc, &b, &err);
+	bs_bloom_agg_state_new_counting(0.01, BS_FAMILY_INTEGER, 0, &alloc, &a, &err);
+	bs_bloom_agg_state_new_counting(0.01, BS_FAMILY_INTEGER, 0, &alloc, &b, &err);
 	a = add_all(a, h, 105000);
 	b = add_all_batched(b, h, 105000, 0, 0);
-	ok = bs_builder_size(a) == bs_builder_size(b);
+	ok = bs_bloom_agg_state_size(a) == bs_bloom_agg_state_size(b);
 	if (ok)
 	{
 		uint64_t	m,
@@ -950,43 +950,43 @@ test_batches(void)
 		uint8_t    *fa,
 				   *fb;
 
-		bs_builder_result_shape(a, &m, &k);
+		bs_bloom_agg_state_result_shape(a, &m, &k);
 		bs_cbloom_size(m, 4, &tot, NULL);
 		fa = calloc(1, tot);
 		fb = calloc(1, tot);
-		bs_builder_finish_counting(a, m, k, 4, fa);
-		bs_builder_finish_counting(b, m, k, 4, fb);
+		bs_bloom_agg_state_finish_counting(a, m, k, 4, fa);
+		bs_bloom_agg_state_finish_counting(b, m, k, 4, fb);
 		ok = memcmp(fa, fb, tot) == 0 &&
-			bs_validate(b, bs_builder_size(b), BS_KIND_BLOOM_STATE, true, NULL, &err) == BS_OK;
+			bs_validate(b, bs_bloom_agg_state_size(b), BS_KIND_BLOOM_AGG_STATE, true, NULL, &err) == BS_OK;
 		free(fa);
 		free(fb);
 	}
 	CHECK(ok, "counting state with duplicates in batches: the same counting filter");
 	unit_arena_reset(&the_arena);
 
-	bs_builder_new_fixed(50000, 0.01, BS_FAMILY_INTEGER, 0, &alloc, &a, &err);
-	bs_builder_new_fixed(50000, 0.01, BS_FAMILY_INTEGER, 0, &alloc, &b, &err);
+	bs_bloom_agg_state_new_fixed(50000, 0.01, BS_FAMILY_INTEGER, 0, &alloc, &a, &err);
+	bs_bloom_agg_state_new_fixed(50000, 0.01, BS_FAMILY_INTEGER, 0, &alloc, &b, &err);
 	a = add_all(a, h, 60000);
 	b = add_all_batched(b, h, 60000, 0, 0);
-	CHECK(memcmp(a, b, bs_builder_size(a)) == 0, "fixed state in batches: byte for byte");
+	CHECK(memcmp(a, b, bs_bloom_agg_state_size(a)) == 0, "fixed state in batches: byte for byte");
 	unit_arena_reset(&the_arena);
 
 	/* where batches start: tables of 64 kB (8192 slots), filters of 2 MB */
 	a = add_all(new_auto(0.01, BS_FAMILY_INTEGER), h, 3000);	/* 4096 slots */
 	b = add_all(new_auto(0.01, BS_FAMILY_INTEGER), h, 3100);	/* 8192 slots */
-	ok = bs_load64(a + BS_OFF_P1) == 4096 && !bs_builder_batches_pay(a) &&
-		bs_load64(b + BS_OFF_P1) == 8192 && bs_builder_batches_pay(b);
+	ok = bs_load64(a + BS_OFF_P1) == 4096 && !bs_bloom_agg_state_batches_pay(a) &&
+		bs_load64(b + BS_OFF_P1) == 8192 && bs_bloom_agg_state_batches_pay(b);
 	unit_arena_reset(&the_arena);
-	bs_builder_new_fixed(1000000, 0.01, BS_FAMILY_INTEGER, 0, &alloc, &a, &err);	/* 1.2 MB */
-	bs_builder_new_fixed(2000000, 0.01, BS_FAMILY_INTEGER, 0, &alloc, &b, &err);	/* 2.4 MB */
-	CHECK(ok && !bs_builder_batches_pay(a) && bs_builder_batches_pay(b),
+	bs_bloom_agg_state_new_fixed(1000000, 0.01, BS_FAMILY_INTEGER, 0, &alloc, &a, &err);	/* 1.2 MB */
+	bs_bloom_agg_state_new_fixed(2000000, 0.01, BS_FAMILY_INTEGER, 0, &alloc, &b, &err);	/* 2.4 MB */
+	CHECK(ok && !bs_bloom_agg_state_batches_pay(a) && bs_bloom_agg_state_batches_pay(b),
 		  "batches pay for tables from 64 kB and filters from 2 MB (a %zu-byte filter: no, %zu bytes: yes)",
-		  bs_builder_size(a), bs_builder_size(b));
+		  bs_bloom_agg_state_size(a), bs_bloom_agg_state_size(b));
 	unit_arena_reset(&the_arena);
 
 	a = add_all(new_auto(0.01, BS_FAMILY_INTEGER), h, 100000);
-	CHECK(bs_builder_batch_hashes(a) == bs_load64(a + BS_OFF_P1) / 8 &&
-		  bs_builder_batch_scratch(a, 10) == 10,
+	CHECK(bs_bloom_agg_state_batch_hashes(a) == bs_load64(a + BS_OFF_P1) / 8 &&
+		  bs_bloom_agg_state_batch_scratch(a, 10) == 10,
 		  "an exact state below full size asks for one hash per cache line of its table, and scratch of the batch's size");
 	free(h);
 	unit_arena_reset(&the_arena);
@@ -1005,5 +1005,5 @@ main(void)
 	test_check();
 	test_batches();
 	free(the_arena.ptr);
-	return unit_done("builder");
+	return unit_done("bloom_agg_state");
 }

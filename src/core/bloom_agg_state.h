@@ -1,5 +1,5 @@
 /*
- * builder.h: the transition state of bloom_agg (SQL type bloom_agg_state).
+ * bloom_agg_state.h: the transition state of bloom_agg (SQL type bloom_agg_state).
  *
  * bloom_agg(x) without a capacity does not know how many distinct values its
  * group will hold, yet must meet the requested false-positive rate p without
@@ -74,17 +74,17 @@
 #define BS_BLOCKED_FOLD_BASE (UINT64_C(128) * 81)	/* in blocks */
 
 /* Total byte length of a (trusted) state. */
-size_t		bs_builder_size(const uint8_t *state);
+size_t		bs_bloom_agg_state_size(const uint8_t *state);
 
-bs_status	bs_builder_new_auto(double fpr, uint8_t family, uint64_t seed,
+bs_status	bs_bloom_agg_state_new_auto(double fpr, uint8_t family, uint64_t seed,
 								const bs_allocator *a, uint8_t **out, bs_error *err);
-bs_status	bs_builder_new_auto_layout(double fpr, uint32_t layout, uint8_t family,
+bs_status	bs_bloom_agg_state_new_auto_layout(double fpr, uint32_t layout, uint8_t family,
 									   uint64_t seed, const bs_allocator *a,
 									   uint8_t **out, bs_error *err);
-bs_status	bs_builder_new_counting(double fpr, uint8_t family, uint64_t seed,
+bs_status	bs_bloom_agg_state_new_counting(double fpr, uint8_t family, uint64_t seed,
 									const bs_allocator *a, uint8_t **out,
 									bs_error *err);
-bs_status	bs_builder_new_fixed(double capacity, double fpr, uint8_t family,
+bs_status	bs_bloom_agg_state_new_fixed(double capacity, double fpr, uint8_t family,
 								 uint64_t seed, const bs_allocator *a,
 								 uint8_t **out, bs_error *err);
 
@@ -93,32 +93,32 @@ bs_status	bs_builder_new_fixed(double capacity, double fpr, uint8_t family,
  * bs_bloom_shape_for(capacity, fpr, layout) (and may have kept: the blocked
  * sizing takes a few hundred microseconds, too long for every group).
  */
-bs_status	bs_builder_new_fixed_shape(double capacity, double fpr, uint32_t layout,
+bs_status	bs_bloom_agg_state_new_fixed_shape(double capacity, double fpr, uint32_t layout,
 									   uint64_t m, uint32_t k, uint8_t family,
 									   uint64_t seed, const bs_allocator *a,
 									   uint8_t **out, bs_error *err);
 
 /* The layout of the filter a state makes (layout.h). */
-uint32_t	bs_builder_layout(const uint8_t *state);
+uint32_t	bs_bloom_agg_state_layout(const uint8_t *state);
 
 /* Do this state's target and shape equal the ones asked for? */
-bool		bs_builder_same_target(const uint8_t *state, bool fixed,
+bool		bs_bloom_agg_state_same_target(const uint8_t *state, bool fixed,
 								   uint64_t capacity, double fpr);
 
 /*
  * Add one hash: on success *state is the state or the new buffer it grew
  * into; a counting state that is full is BS_ERR_LIMIT (*state unchanged).
  */
-bs_status	bs_builder_add(uint8_t **state, uint64_t h, const bs_allocator *a,
+bs_status	bs_bloom_agg_state_add(uint8_t **state, uint64_t h, const bs_allocator *a,
 						   bs_error *err);
-bool		bs_builder_is_counting(const uint8_t *state);
+bool		bs_bloom_agg_state_is_counting(const uint8_t *state);
 
 /*
  * Hashes on their way into a large state, in batches.  A large state's table
  * (or dense filter) is bigger than the CPU caches, so adding hashes one at a
  * time in arrival order costs a cache miss (and, past a few MB, a TLB miss)
- * per row.  Instead the caller collects bs_builder_batch_hashes() hashes and
- * adds them with bs_builder_add_batch(), which sorts them first:
+ * per row.  Instead the caller collects bs_bloom_agg_state_batch_hashes() hashes and
+ * adds them with bs_bloom_agg_state_add_batch(), which sorts them first:
  *
  *   exact phase   by their top 22 bits.  A hash's home slot, reduce(h, slots)
  *                 = h >> (64 - log2 slots), grows with h, so sorted hashes
@@ -130,11 +130,11 @@ bool		bs_builder_is_counting(const uint8_t *state);
  * A batch holds about one hash (exact) or one position (dense) per cache line
  * of the state, so a batch touches the lines of the state about once each.
  * The state ends up holding the same hashes (exact) or the same bits (dense)
- * as with bs_builder_add() in any order, so the final filter is the same,
+ * as with bs_bloom_agg_state_add() in any order, so the final filter is the same,
  * byte for byte.  The batch is not part of the state's format: whoever keeps
- * one must add it before anyone else reads the state (src/builder_state.c).
+ * one must add it before anyone else reads the state (src/bloom_agg_expanded.c).
  */
-size_t		bs_builder_batch_hashes(const uint8_t *state);
+size_t		bs_bloom_agg_state_batch_hashes(const uint8_t *state);
 
 /*
  * Whether batches pay for this state: a table of at least 64 kB (a new
@@ -144,42 +144,42 @@ size_t		bs_builder_batch_hashes(const uint8_t *state);
  * 1.2 MB filter took 1.13 s for 10M rows hash by hash and 1.19 s in batches,
  * a 4.8 MB one 1.45 s and 1.30 s (doc/performance.md).
  */
-bool		bs_builder_batches_pay(const uint8_t *state);
+bool		bs_bloom_agg_state_batches_pay(const uint8_t *state);
 
-/* Scratch (in uint64 words) that bs_builder_add_batch needs for a batch of n hashes. */
-size_t		bs_builder_batch_scratch(const uint8_t *state, size_t n);
+/* Scratch (in uint64 words) that bs_bloom_agg_state_add_batch needs for a batch of n hashes. */
+size_t		bs_bloom_agg_state_batch_scratch(const uint8_t *state, size_t n);
 
 /*
  * Add h[0..n) (reordered in place) using scratch_words words of scratch
- * (bs_builder_batch_scratch(state, n) is enough to sort everything; less
+ * (bs_bloom_agg_state_batch_scratch(state, n) is enough to sort everything; less
  * still gives the same state, more slowly).  On success *state is the state
  * or the new buffer it grew into (intermediate buffers go to a->release when
  * it is set); a counting state that is full is BS_ERR_LIMIT, as in
- * bs_builder_add (*state unchanged).
+ * bs_bloom_agg_state_add (*state unchanged).
  */
-bs_status	bs_builder_add_batch(uint8_t **state, uint64_t *h, size_t n,
+bs_status	bs_bloom_agg_state_add_batch(uint8_t **state, uint64_t *h, size_t n,
 								 uint64_t *scratch, size_t scratch_words,
 								 const bs_allocator *a, bs_error *err);
 
 /* *dst += src (src unchanged): on success *dst is dst or a new buffer; on error *dst is unchanged. */
-bs_status	bs_builder_merge(uint8_t **dst, const uint8_t *src,
+bs_status	bs_bloom_agg_state_merge(uint8_t **dst, const uint8_t *src,
 							 const bs_allocator *a, bs_error *err);
 
 /* Shape of the final filter, then the filter itself into bs_bloom_size(m) bytes. */
-void		bs_builder_result_shape(const uint8_t *state, uint64_t *m, uint32_t *k);
-void		bs_builder_finish(const uint8_t *state, uint64_t m, uint32_t k,
+void		bs_bloom_agg_state_result_shape(const uint8_t *state, uint64_t *m, uint32_t *k);
+void		bs_bloom_agg_state_finish(const uint8_t *state, uint64_t m, uint32_t k,
 							  uint8_t *out);
 
 /* A counting state's filter into bs_cbloom_size(m, bits) bytes: each hash added its count times. */
-void		bs_builder_finish_counting(const uint8_t *state, uint64_t m, uint32_t k,
+void		bs_bloom_agg_state_finish_counting(const uint8_t *state, uint64_t m, uint32_t k,
 									   uint32_t bits, uint8_t *out);
 
 /* Parameters of the dense phase for a target rate. */
-uint32_t	bs_builder_dense_hashes(double fpr);
-uint64_t	bs_builder_dense_bits(double fpr, uint32_t k);
+uint32_t	bs_bloom_agg_state_dense_hashes(double fpr);
+uint64_t	bs_bloom_agg_state_dense_bits(double fpr, uint32_t k);
 
 /* Kind check (bs_kind_check, core/kinds.c). */
-bs_status	bs_builder_check(const bs_header *h, const uint8_t *payload,
+bs_status	bs_bloom_agg_state_check(const bs_header *h, const uint8_t *payload,
 							 uint64_t plen, bool deep, bs_error *err);
 
 #endif

@@ -1,4 +1,4 @@
-#include "builder.h"
+#include "bloom_agg_state.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -28,7 +28,7 @@ is_counting(const uint8_t *s)
 }
 
 bool
-bs_builder_is_counting(const uint8_t *s)
+bs_bloom_agg_state_is_counting(const uint8_t *s)
 {
 	return is_counting(s);
 }
@@ -47,7 +47,7 @@ is_blocked(const uint8_t *s)
 }
 
 uint32_t
-bs_builder_layout(const uint8_t *s)
+bs_bloom_agg_state_layout(const uint8_t *s)
 {
 	return is_blocked(s) ? BS_LAYOUT_BLOCKED : BS_LAYOUT_CLASSIC;
 }
@@ -72,7 +72,7 @@ sat_count(uint64_t a, uint64_t b)
 }
 
 size_t
-bs_builder_size(const uint8_t *s)
+bs_bloom_agg_state_size(const uint8_t *s)
 {
 	uint32_t	flags = bs_load32(s + BS_OFF_P3);
 	uint64_t	p1 = bs_load64(s + BS_OFF_P1);
@@ -83,7 +83,7 @@ bs_builder_size(const uint8_t *s)
 }
 
 uint32_t
-bs_builder_dense_hashes(double fpr)
+bs_bloom_agg_state_dense_hashes(double fpr)
 {
 	double		k = round(-log2(fpr));
 
@@ -122,13 +122,13 @@ dense_shape(double fpr, bool blocked, uint64_t *M, uint32_t *k)
 		blocked_dense_shape(fpr, M, k);
 	else
 	{
-		*k = bs_builder_dense_hashes(fpr);
-		*M = bs_builder_dense_bits(fpr, *k);
+		*k = bs_bloom_agg_state_dense_hashes(fpr);
+		*M = bs_bloom_agg_state_dense_bits(fpr, *k);
 	}
 }
 
 uint64_t
-bs_builder_dense_bits(double fpr, uint32_t k)
+bs_bloom_agg_state_dense_bits(double fpr, uint32_t k)
 {
 	double		capacity = (double) BS_BUILDER_EXACT_LIMIT * BS_BUILDER_DENSE_FACTOR;
 	double		need = ceil(-(double) k * capacity / log1p(-pow(fpr, 1.0 / k)));
@@ -156,7 +156,7 @@ write_state_header(uint8_t *s, uint8_t family, uint64_t seed, uint64_t p1,
 {
 	bs_header	h;
 
-	bs_header_init(&h, BS_KIND_BLOOM_STATE, family, seed);
+	bs_header_init(&h, BS_KIND_BLOOM_AGG_STATE, family, seed);
 	h.p1 = p1;
 	h.p2 = p2;
 	h.p3 = flags;
@@ -181,14 +181,14 @@ new_exact(double fpr, uint32_t flags, uint8_t family, uint64_t seed,
 }
 
 bs_status
-bs_builder_new_auto(double fpr, uint8_t family, uint64_t seed,
+bs_bloom_agg_state_new_auto(double fpr, uint8_t family, uint64_t seed,
 					const bs_allocator *a, uint8_t **out, bs_error *err)
 {
 	return new_exact(fpr, 0, family, seed, a, out, err);
 }
 
 bs_status
-bs_builder_new_auto_layout(double fpr, uint32_t layout, uint8_t family, uint64_t seed,
+bs_bloom_agg_state_new_auto_layout(double fpr, uint32_t layout, uint8_t family, uint64_t seed,
 						   const bs_allocator *a, uint8_t **out, bs_error *err)
 {
 	if (layout > BS_LAYOUT_MAX)
@@ -198,14 +198,14 @@ bs_builder_new_auto_layout(double fpr, uint32_t layout, uint8_t family, uint64_t
 }
 
 bs_status
-bs_builder_new_counting(double fpr, uint8_t family, uint64_t seed,
+bs_bloom_agg_state_new_counting(double fpr, uint8_t family, uint64_t seed,
 						const bs_allocator *a, uint8_t **out, bs_error *err)
 {
 	return new_exact(fpr, BS_BUILDER_COUNTED, family, seed, a, out, err);
 }
 
 bs_status
-bs_builder_new_fixed(double capacity, double fpr, uint8_t family, uint64_t seed,
+bs_bloom_agg_state_new_fixed(double capacity, double fpr, uint8_t family, uint64_t seed,
 					 const bs_allocator *a, uint8_t **out, bs_error *err)
 {
 	uint64_t	m;
@@ -214,12 +214,12 @@ bs_builder_new_fixed(double capacity, double fpr, uint8_t family, uint64_t seed,
 
 	if ((st = bs_bloom_shape_for(capacity, fpr, BS_LAYOUT_CLASSIC, &m, &k, err)) != BS_OK)
 		return st;
-	return bs_builder_new_fixed_shape(capacity, fpr, BS_LAYOUT_CLASSIC, m, k, family,
+	return bs_bloom_agg_state_new_fixed_shape(capacity, fpr, BS_LAYOUT_CLASSIC, m, k, family,
 									  seed, a, out, err);
 }
 
 bs_status
-bs_builder_new_fixed_shape(double capacity, double fpr, uint32_t layout, uint64_t m,
+bs_bloom_agg_state_new_fixed_shape(double capacity, double fpr, uint32_t layout, uint64_t m,
 						   uint32_t k, uint8_t family, uint64_t seed,
 						   const bs_allocator *a, uint8_t **out, bs_error *err)
 {
@@ -240,7 +240,7 @@ bs_builder_new_fixed_shape(double capacity, double fpr, uint32_t layout, uint64_
 }
 
 bool
-bs_builder_same_target(const uint8_t *s, bool fixed, uint64_t capacity, double fpr)
+bs_bloom_agg_state_same_target(const uint8_t *s, bool fixed, uint64_t capacity, double fpr)
 {
 	uint32_t	flags = bs_load32(s + BS_OFF_P3);
 
@@ -440,7 +440,7 @@ full_error(bs_error *err)
 }
 
 bs_status
-bs_builder_add(uint8_t **state, uint64_t h, const bs_allocator *a, bs_error *err)
+bs_bloom_agg_state_add(uint8_t **state, uint64_t h, const bs_allocator *a, bs_error *err)
 {
 	uint8_t    *t = add_count(*state, h, 1, a);
 
@@ -450,7 +450,7 @@ bs_builder_add(uint8_t **state, uint64_t h, const bs_allocator *a, bs_error *err
 	return BS_OK;
 }
 
-/* --- batches (builder.h) --- */
+/* --- batches (bloom_agg_state.h) --- */
 
 #define PREFETCH_AHEAD 8
 #define RADIX_BITS 11
@@ -575,7 +575,7 @@ dense_add_sorted(uint8_t *bits, uint64_t m, uint32_t k, bool blocked, const uint
 }
 
 size_t
-bs_builder_batch_hashes(const uint8_t *s)
+bs_bloom_agg_state_batch_hashes(const uint8_t *s)
 {
 	uint32_t	flags = bs_load32(s + BS_OFF_P3);
 	uint64_t	p1 = bs_load64(s + BS_OFF_P1);
@@ -597,18 +597,18 @@ bs_builder_batch_hashes(const uint8_t *s)
 #define BATCH_MIN_BLOCKED_BYTES (256 * 1024)
 
 bool
-bs_builder_batches_pay(const uint8_t *s)
+bs_bloom_agg_state_batches_pay(const uint8_t *s)
 {
 	uint32_t	flags = bs_load32(s + BS_OFF_P3);
 
 	if (!(flags & BS_BUILDER_DENSE))
-		return bs_builder_size(s) >= BATCH_MIN_TABLE_BYTES;
-	return bs_builder_size(s) >= ((flags & BS_BUILDER_BLOCKED) ? BATCH_MIN_BLOCKED_BYTES :
+		return bs_bloom_agg_state_size(s) >= BATCH_MIN_TABLE_BYTES;
+	return bs_bloom_agg_state_size(s) >= ((flags & BS_BUILDER_BLOCKED) ? BATCH_MIN_BLOCKED_BYTES :
 								  BATCH_MIN_FILTER_BYTES);
 }
 
 size_t
-bs_builder_batch_scratch(const uint8_t *s, size_t n)
+bs_bloom_agg_state_batch_scratch(const uint8_t *s, size_t n)
 {
 	uint32_t	flags = bs_load32(s + BS_OFF_P3);
 	uint64_t	dense,
@@ -646,7 +646,7 @@ holds(const uint8_t *s, uint64_t h)
 }
 
 bs_status
-bs_builder_add_batch(uint8_t **state, uint64_t *h, size_t n, uint64_t *scratch,
+bs_bloom_agg_state_add_batch(uint8_t **state, uint64_t *h, size_t n, uint64_t *scratch,
 					 size_t scratch_words, const bs_allocator *a, bs_error *err)
 {
 	uint8_t    *s = *state;
@@ -691,7 +691,7 @@ bs_builder_add_batch(uint8_t **state, uint64_t *h, size_t n, uint64_t *scratch,
 static const char *
 describe_target(const uint8_t *s, char *buf, size_t len)
 {
-	const char *layout = bs_layout_name(bs_builder_layout(s));
+	const char *layout = bs_layout_name(bs_bloom_agg_state_layout(s));
 
 	if (bs_load32(s + BS_OFF_P3) & BS_BUILDER_FIXED)
 		snprintf(buf, len, "fpr %s, capacity %" PRIu64 " (%s, %" PRIu64 " bits, %u hashes, seed %" PRIu64 ")",
@@ -705,7 +705,7 @@ describe_target(const uint8_t *s, char *buf, size_t len)
 }
 
 bs_status
-bs_builder_merge(uint8_t **dstp, const uint8_t *src, const bs_allocator *a,
+bs_bloom_agg_state_merge(uint8_t **dstp, const uint8_t *src, const bs_allocator *a,
 				 bs_error *err)
 {
 	uint8_t    *dst = *dstp;
@@ -792,7 +792,7 @@ fold_factors(int imax, int jmax, uint64_t *out)
 }
 
 void
-bs_builder_result_shape(const uint8_t *s, uint64_t *m, uint32_t *k)
+bs_bloom_agg_state_result_shape(const uint8_t *s, uint64_t *m, uint32_t *k)
 {
 	uint32_t	flags = bs_load32(s + BS_OFF_P3);
 	double		fpr = state_fpr(s);
@@ -808,7 +808,7 @@ bs_builder_result_shape(const uint8_t *s, uint64_t *m, uint32_t *k)
 		uint64_t	M = bs_load64(s + BS_OFF_P1);
 		uint32_t	kk = bs_load32(s + BS_OFF_P2);
 		uint8_t    *bits = (uint8_t *) s + BS_HEADER_SIZE;
-		double		n = bs_layout_cardinality(bs_builder_layout(s), bits, M, kk);
+		double		n = bs_layout_cardinality(bs_bloom_agg_state_layout(s), bits, M, kk);
 		uint64_t	factors[77];
 		int			nf = blocked ? fold_factors(7, 4, factors) : fold_factors(10, 6, factors),
 					i;
@@ -816,7 +816,7 @@ bs_builder_result_shape(const uint8_t *s, uint64_t *m, uint32_t *k)
 		*m = M;
 		*k = kk;
 		for (i = 0; i < nf; i++)
-			if (bs_bloom_fpr_layout(bs_builder_layout(s), M / factors[i], n, kk) <= fpr)
+			if (bs_bloom_fpr_layout(bs_bloom_agg_state_layout(s), M / factors[i], n, kk) <= fpr)
 			{
 				*m = M / factors[i];
 				break;
@@ -828,7 +828,7 @@ bs_builder_result_shape(const uint8_t *s, uint64_t *m, uint32_t *k)
 		double		dn = n < 1 ? 1.0 : (double) n;
 
 		/* Cannot fail: n <= BS_BUILDER_EXACT_LIMIT and fpr was checked. */
-		if (bs_bloom_shape_for(dn, fpr, bs_builder_layout(s), m, k, NULL) != BS_OK)
+		if (bs_bloom_shape_for(dn, fpr, bs_bloom_agg_state_layout(s), m, k, NULL) != BS_OK)
 		{
 			*m = BS_BLOCK_BITS;
 			*k = 1;
@@ -837,12 +837,12 @@ bs_builder_result_shape(const uint8_t *s, uint64_t *m, uint32_t *k)
 }
 
 void
-bs_builder_finish(const uint8_t *s, uint64_t m, uint32_t k, uint8_t *out)
+bs_bloom_agg_state_finish(const uint8_t *s, uint64_t m, uint32_t k, uint8_t *out)
 {
 	uint32_t	flags = bs_load32(s + BS_OFF_P3);
 	bool		blocked = (flags & BS_BUILDER_BLOCKED) != 0;
 
-	bs_bloom_init_layout(out, m, k, bs_builder_layout(s), s[BS_OFF_FAMILY], bs_load64(s + BS_OFF_SEED));
+	bs_bloom_init_layout(out, m, k, bs_bloom_agg_state_layout(s), s[BS_OFF_FAMILY], bs_load64(s + BS_OFF_SEED));
 	if (flags & BS_BUILDER_DENSE)
 	{
 		uint64_t	M = bs_load64(s + BS_OFF_P1);
@@ -850,14 +850,14 @@ bs_builder_finish(const uint8_t *s, uint64_t m, uint32_t k, uint8_t *out)
 		if (M == m)
 			memcpy(out + BS_HEADER_SIZE, s + BS_HEADER_SIZE, bs_bloom_payload_bytes(m));
 		else
-			bs_layout_fold(bs_builder_layout(s), s + BS_HEADER_SIZE, M, M / m, out + BS_HEADER_SIZE);
+			bs_layout_fold(bs_bloom_agg_state_layout(s), s + BS_HEADER_SIZE, M, M / m, out + BS_HEADER_SIZE);
 	}
 	else
 		FOR_EACH_HASH(s, h, add_to_filter(out + BS_HEADER_SIZE, m, k, blocked, h));
 }
 
 void
-bs_builder_finish_counting(const uint8_t *s, uint64_t m, uint32_t k,
+bs_bloom_agg_state_finish_counting(const uint8_t *s, uint64_t m, uint32_t k,
 						   uint32_t bits, uint8_t *out)
 {
 	bs_cbloom	c;
@@ -868,7 +868,7 @@ bs_builder_finish_counting(const uint8_t *s, uint64_t m, uint32_t k,
 }
 
 bs_status
-bs_builder_check(const bs_header *h, const uint8_t *payload, uint64_t plen,
+bs_bloom_agg_state_check(const bs_header *h, const uint8_t *payload, uint64_t plen,
 				 bool deep, bs_error *err)
 {
 	double		fpr;

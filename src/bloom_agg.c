@@ -205,7 +205,7 @@ warn_if_overfull(const uint8_t *state, uint8_t *filter)
 				fpr;
 
 	bs_header_read(state, &sh);
-	if ((sh.p3 & (BS_BUILDER_DENSE | BS_BUILDER_FIXED)) != BS_BUILDER_DENSE)
+	if ((sh.p3 & (BS_AGG_STATE_DENSE | BS_AGG_STATE_FIXED)) != BS_AGG_STATE_DENSE)
 		return;
 	memcpy(&target, &sh.x, sizeof(target));
 	bs_bloom_view(filter, &b);

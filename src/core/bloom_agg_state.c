@@ -24,7 +24,7 @@ slots_of(const uint8_t *s)
 static bool
 is_counting(const uint8_t *s)
 {
-	return (bs_load32(s + BS_OFF_P3) & BS_BUILDER_COUNTED) != 0;
+	return (bs_load32(s + BS_OFF_P3) & BS_AGG_STATE_COUNTED) != 0;
 }
 
 bool
@@ -43,7 +43,7 @@ counts_of(const uint8_t *s)
 static bool
 is_blocked(const uint8_t *s)
 {
-	return (bs_load32(s + BS_OFF_P3) & BS_BUILDER_BLOCKED) != 0;
+	return (bs_load32(s + BS_OFF_P3) & BS_AGG_STATE_BLOCKED) != 0;
 }
 
 uint32_t
@@ -68,7 +68,7 @@ slot_bytes(bool counting)
 static uint32_t
 sat_count(uint64_t a, uint64_t b)
 {
-	return a + b >= BS_BUILDER_MAX_COUNT ? BS_BUILDER_MAX_COUNT : (uint32_t) (a + b);
+	return a + b >= BS_AGG_STATE_MAX_COUNT ? BS_AGG_STATE_MAX_COUNT : (uint32_t) (a + b);
 }
 
 size_t
@@ -77,9 +77,9 @@ bs_bloom_agg_state_size(const uint8_t *s)
 	uint32_t	flags = bs_load32(s + BS_OFF_P3);
 	uint64_t	p1 = bs_load64(s + BS_OFF_P1);
 
-	if (flags & BS_BUILDER_DENSE)
+	if (flags & BS_AGG_STATE_DENSE)
 		return BS_HEADER_SIZE + bs_bloom_payload_bytes(p1);
-	return BS_HEADER_SIZE + p1 * slot_bytes((flags & BS_BUILDER_COUNTED) != 0);
+	return BS_HEADER_SIZE + p1 * slot_bytes((flags & BS_AGG_STATE_COUNTED) != 0);
 }
 
 uint32_t
@@ -103,7 +103,7 @@ blocked_dense_shape(double fpr, uint64_t *M, uint32_t *k)
 {
 	uint64_t	m = 0;
 
-	if (bs_blocked_optimal((double) BS_BUILDER_EXACT_LIMIT * BS_BUILDER_DENSE_FACTOR,
+	if (bs_blocked_optimal((double) BS_AGG_STATE_EXACT_LIMIT * BS_AGG_STATE_DENSE_FACTOR,
 						   fpr, &m, k, NULL) != BS_OK)
 	{
 		/* cannot happen for a checked fpr: 2^24 keys at 2^-64 fit the limit */
@@ -130,7 +130,7 @@ dense_shape(double fpr, bool blocked, uint64_t *M, uint32_t *k)
 uint64_t
 bs_bloom_agg_state_dense_bits(double fpr, uint32_t k)
 {
-	double		capacity = (double) BS_BUILDER_EXACT_LIMIT * BS_BUILDER_DENSE_FACTOR;
+	double		capacity = (double) BS_AGG_STATE_EXACT_LIMIT * BS_AGG_STATE_DENSE_FACTOR;
 	double		need = ceil(-(double) k * capacity / log1p(-pow(fpr, 1.0 / k)));
 	double		units = ceil(need / (double) BS_FOLD_BASE);
 
@@ -174,8 +174,8 @@ new_exact(double fpr, uint32_t flags, uint8_t family, uint64_t seed,
 	if (check_fpr(fpr, err) != BS_OK)
 		return BS_ERR_PARAM;
 	s = a->alloc(a->ctx, BS_HEADER_SIZE +
-				 BS_BUILDER_MIN_SLOTS * slot_bytes((flags & BS_BUILDER_COUNTED) != 0));
-	write_state_header(s, family, seed, BS_BUILDER_MIN_SLOTS, 0, flags, 0, fpr);
+				 BS_AGG_STATE_MIN_SLOTS * slot_bytes((flags & BS_AGG_STATE_COUNTED) != 0));
+	write_state_header(s, family, seed, BS_AGG_STATE_MIN_SLOTS, 0, flags, 0, fpr);
 	*out = s;
 	return BS_OK;
 }
@@ -193,7 +193,7 @@ bs_bloom_agg_state_new_auto_layout(double fpr, uint32_t layout, uint8_t family, 
 {
 	if (layout > BS_LAYOUT_MAX)
 		return bs_fail(err, BS_ERR_PARAM, "unknown bloom filter layout %u", layout);
-	return new_exact(fpr, layout == BS_LAYOUT_BLOCKED ? BS_BUILDER_BLOCKED : 0,
+	return new_exact(fpr, layout == BS_LAYOUT_BLOCKED ? BS_AGG_STATE_BLOCKED : 0,
 					 family, seed, a, out, err);
 }
 
@@ -201,7 +201,7 @@ bs_status
 bs_bloom_agg_state_new_counting(double fpr, uint8_t family, uint64_t seed,
 						const bs_allocator *a, uint8_t **out, bs_error *err)
 {
-	return new_exact(fpr, BS_BUILDER_COUNTED, family, seed, a, out, err);
+	return new_exact(fpr, BS_AGG_STATE_COUNTED, family, seed, a, out, err);
 }
 
 bs_status
@@ -232,8 +232,8 @@ bs_bloom_agg_state_new_fixed_shape(double capacity, double fpr, uint32_t layout,
 		return st;
 	s = a->alloc(a->ctx, (size_t) total);
 	write_state_header(s, family, seed, m, k,
-					   BS_BUILDER_DENSE | BS_BUILDER_FIXED |
-					   (layout == BS_LAYOUT_BLOCKED ? BS_BUILDER_BLOCKED : 0),
+					   BS_AGG_STATE_DENSE | BS_AGG_STATE_FIXED |
+					   (layout == BS_LAYOUT_BLOCKED ? BS_AGG_STATE_BLOCKED : 0),
 					   (uint64_t) capacity, fpr);
 	*out = s;
 	return BS_OK;
@@ -245,7 +245,7 @@ bs_bloom_agg_state_same_target(const uint8_t *s, bool fixed, uint64_t capacity, 
 	uint32_t	flags = bs_load32(s + BS_OFF_P3);
 
 	if (bs_load64(s + BS_OFF_X) != bs_bits_of_f64(fpr) ||
-		((flags & BS_BUILDER_FIXED) != 0) != fixed)
+		((flags & BS_AGG_STATE_FIXED) != 0) != fixed)
 		return false;
 	/* the state keeps the capacity as the double its sizing used */
 	return !fixed || bs_load64(s + BS_OFF_N) == (uint64_t) (double) capacity;
@@ -293,7 +293,7 @@ table_put(uint8_t *s, uint64_t h, uint32_t count)
 	do { \
 		uint64_t	slots_ = bs_load64((s) + BS_OFF_P1), i_; \
 		bool		counting_ = is_counting(s); \
-		if (bs_load32((s) + BS_OFF_P3) & BS_BUILDER_HASZERO) \
+		if (bs_load32((s) + BS_OFF_P3) & BS_AGG_STATE_HASZERO) \
 		{ uint64_t h = 0; uint32_t c = counting_ ? bs_load32((s) + BS_OFF_P2) : 1; \
 		  (void) c; body; } \
 		for (i_ = 0; i_ < slots_; i_++) \
@@ -318,7 +318,7 @@ new_dense(const uint8_t *s, const bs_allocator *a)
 	dense_shape(fpr, blocked, &M, &k);
 	d = a->alloc(a->ctx, BS_HEADER_SIZE + bs_bloom_payload_bytes(M));
 	write_state_header(d, s[BS_OFF_FAMILY], bs_load64(s + BS_OFF_SEED), M, k,
-					   BS_BUILDER_DENSE | (blocked ? BS_BUILDER_BLOCKED : 0), 0, fpr);
+					   BS_AGG_STATE_DENSE | (blocked ? BS_AGG_STATE_BLOCKED : 0), 0, fpr);
 	return d;
 }
 
@@ -388,18 +388,18 @@ static uint8_t *
 add_count(uint8_t *s, uint64_t h, uint32_t count, const bs_allocator *a)
 {
 	uint32_t	flags = bs_load32(s + BS_OFF_P3);
-	bool		counting = (flags & BS_BUILDER_COUNTED) != 0,
+	bool		counting = (flags & BS_AGG_STATE_COUNTED) != 0,
 				found = false;
 	uint64_t	n,
 				idx = 0;
 
-	if (flags & BS_BUILDER_DENSE)
+	if (flags & BS_AGG_STATE_DENSE)
 	{
 		add_to_filter(s + BS_HEADER_SIZE, bs_load64(s + BS_OFF_P1),
-					  bs_load32(s + BS_OFF_P2), (flags & BS_BUILDER_BLOCKED) != 0, h);
+					  bs_load32(s + BS_OFF_P2), (flags & BS_AGG_STATE_BLOCKED) != 0, h);
 		return s;
 	}
-	if (h == 0 ? (flags & BS_BUILDER_HASZERO) != 0 : (idx = table_slot(s, h, &found), found))
+	if (h == 0 ? (flags & BS_AGG_STATE_HASZERO) != 0 : (idx = table_slot(s, h, &found), found))
 	{
 		if (!counting)
 			return s;
@@ -412,13 +412,13 @@ add_count(uint8_t *s, uint64_t h, uint32_t count, const bs_allocator *a)
 
 	/* A new distinct hash: make room first. */
 	n = bs_load64(s + BS_OFF_N);
-	if (n + 1 > BS_BUILDER_EXACT_LIMIT)
+	if (n + 1 > BS_AGG_STATE_EXACT_LIMIT)
 		return counting ? NULL : add_count(to_dense(s, a), h, count, a);
 	if (h != 0 && (n + 1) * 4 > bs_load64(s + BS_OFF_P1) * 3)
 		s = grow(s, a);
 	if (h == 0)
 	{
-		bs_store32(s + BS_OFF_P3, flags | BS_BUILDER_HASZERO);
+		bs_store32(s + BS_OFF_P3, flags | BS_AGG_STATE_HASZERO);
 		if (counting)
 			bs_store32(s + BS_OFF_P2, sat_count(0, count));
 	}
@@ -434,7 +434,7 @@ full_error(bs_error *err)
 {
 	bs_fail(err, BS_ERR_LIMIT,
 			"cbloom_agg without a capacity holds at most %" PRIu64 " distinct values per group",
-			BS_BUILDER_EXACT_LIMIT);
+			BS_AGG_STATE_EXACT_LIMIT);
 	bs_error_hint(err, "Pass a capacity for the group: cbloom_agg(x, capacity, fpr).");
 	return BS_ERR_LIMIT;
 }
@@ -580,11 +580,11 @@ bs_bloom_agg_state_batch_hashes(const uint8_t *s)
 	uint32_t	flags = bs_load32(s + BS_OFF_P3);
 	uint64_t	p1 = bs_load64(s + BS_OFF_P1);
 
-	if (flags & BS_BUILDER_DENSE)
+	if (flags & BS_AGG_STATE_DENSE)
 	{
 		/* classic: k positions per hash; blocked: one line per hash */
 		uint64_t	per = dense_positions(p1) /
-			((flags & BS_BUILDER_BLOCKED) ? 1 : bs_load32(s + BS_OFF_P2));
+			((flags & BS_AGG_STATE_BLOCKED) ? 1 : bs_load32(s + BS_OFF_P2));
 
 		return per < 64 ? 64 : (size_t) per;
 	}
@@ -601,9 +601,9 @@ bs_bloom_agg_state_batches_pay(const uint8_t *s)
 {
 	uint32_t	flags = bs_load32(s + BS_OFF_P3);
 
-	if (!(flags & BS_BUILDER_DENSE))
+	if (!(flags & BS_AGG_STATE_DENSE))
 		return bs_bloom_agg_state_size(s) >= BATCH_MIN_TABLE_BYTES;
-	return bs_bloom_agg_state_size(s) >= ((flags & BS_BUILDER_BLOCKED) ? BATCH_MIN_BLOCKED_BYTES :
+	return bs_bloom_agg_state_size(s) >= ((flags & BS_AGG_STATE_BLOCKED) ? BATCH_MIN_BLOCKED_BYTES :
 								  BATCH_MIN_FILTER_BYTES);
 }
 
@@ -615,12 +615,12 @@ bs_bloom_agg_state_batch_scratch(const uint8_t *s, size_t n)
 				M;
 	uint32_t	k;
 
-	if (flags & BS_BUILDER_DENSE)
+	if (flags & BS_AGG_STATE_DENSE)
 		return (size_t) (2 * dense_positions(bs_load64(s + BS_OFF_P1)));
 	/* only a full-sized auto table may turn dense during the batch */
-	if ((flags & BS_BUILDER_COUNTED) || bs_load64(s + BS_OFF_P1) < BS_BUILDER_MAX_SLOTS)
+	if ((flags & BS_AGG_STATE_COUNTED) || bs_load64(s + BS_OFF_P1) < BS_AGG_STATE_MAX_SLOTS)
 		return n;
-	dense_shape(state_fpr(s), (flags & BS_BUILDER_BLOCKED) != 0, &M, &k);
+	dense_shape(state_fpr(s), (flags & BS_AGG_STATE_BLOCKED) != 0, &M, &k);
 	dense = 2 * dense_positions(M);
 	return n > dense ? n : (size_t) dense;
 }
@@ -640,7 +640,7 @@ holds(const uint8_t *s, uint64_t h)
 	bool		found;
 
 	if (h == 0)
-		return (bs_load32(s + BS_OFF_P3) & BS_BUILDER_HASZERO) != 0;
+		return (bs_load32(s + BS_OFF_P3) & BS_AGG_STATE_HASZERO) != 0;
 	(void) table_slot(s, h, &found);
 	return found;
 }
@@ -653,21 +653,21 @@ bs_bloom_agg_state_add_batch(uint8_t **state, uint64_t *h, size_t n, uint64_t *s
 	const uint8_t *caller = s;
 	size_t		i;
 
-	if (!(bs_load32(s + BS_OFF_P3) & BS_BUILDER_DENSE) && scratch_words >= n)
+	if (!(bs_load32(s + BS_OFF_P3) & BS_AGG_STATE_DENSE) && scratch_words >= n)
 		radix_sort22(h, scratch, n, 64 - SORT_BITS);
 	for (i = 0; i < n; i++)
 	{
 		uint8_t    *t;
 
 		/* a new hash for a full auto-sized table: the table turns dense (add_count's rule) */
-		if (!(bs_load32(s + BS_OFF_P3) & BS_BUILDER_DENSE) && !is_counting(s) &&
-			bs_load64(s + BS_OFF_N) >= BS_BUILDER_EXACT_LIMIT && !holds(s, h[i]))
+		if (!(bs_load32(s + BS_OFF_P3) & BS_AGG_STATE_DENSE) && !is_counting(s) &&
+			bs_load64(s + BS_OFF_N) >= BS_AGG_STATE_EXACT_LIMIT && !holds(s, h[i]))
 		{
 			t = to_dense_sorted(s, a, scratch, scratch_words);
 			replaced(s, caller, a);
 			s = t;
 		}
-		if (bs_load32(s + BS_OFF_P3) & BS_BUILDER_DENSE)
+		if (bs_load32(s + BS_OFF_P3) & BS_AGG_STATE_DENSE)
 		{
 			/* the rest go in sorted by bit position */
 			dense_add_sorted(s + BS_HEADER_SIZE, bs_load64(s + BS_OFF_P1),
@@ -693,7 +693,7 @@ describe_target(const uint8_t *s, char *buf, size_t len)
 {
 	const char *layout = bs_layout_name(bs_bloom_agg_state_layout(s));
 
-	if (bs_load32(s + BS_OFF_P3) & BS_BUILDER_FIXED)
+	if (bs_load32(s + BS_OFF_P3) & BS_AGG_STATE_FIXED)
 		snprintf(buf, len, "fpr %s, capacity %" PRIu64 " (%s, %" PRIu64 " bits, %u hashes, seed %" PRIu64 ")",
 				 bs_num(state_fpr(s)).s, bs_load64(s + BS_OFF_N), layout,
 				 bs_load64(s + BS_OFF_P1), bs_load32(s + BS_OFF_P2), bs_load64(s + BS_OFF_SEED));
@@ -716,11 +716,11 @@ bs_bloom_agg_state_merge(uint8_t **dstp, const uint8_t *src, const bs_allocator 
 				d2[128];
 
 	if (bs_bits_of_f64(state_fpr(dst)) != bs_bits_of_f64(state_fpr(src)) ||
-		(df & BS_BUILDER_FIXED) != (sf & BS_BUILDER_FIXED) ||
-		(df & BS_BUILDER_COUNTED) != (sf & BS_BUILDER_COUNTED) ||
-		(df & BS_BUILDER_BLOCKED) != (sf & BS_BUILDER_BLOCKED) ||
+		(df & BS_AGG_STATE_FIXED) != (sf & BS_AGG_STATE_FIXED) ||
+		(df & BS_AGG_STATE_COUNTED) != (sf & BS_AGG_STATE_COUNTED) ||
+		(df & BS_AGG_STATE_BLOCKED) != (sf & BS_AGG_STATE_BLOCKED) ||
 		bs_load64(dst + BS_OFF_SEED) != bs_load64(src + BS_OFF_SEED) ||
-		((df & BS_BUILDER_FIXED) &&
+		((df & BS_AGG_STATE_FIXED) &&
 		 (bs_load64(dst + BS_OFF_P1) != bs_load64(src + BS_OFF_P1) ||
 		  bs_load64(dst + BS_OFF_N) != bs_load64(src + BS_OFF_N) ||
 		  bs_load32(dst + BS_OFF_P2) != bs_load32(src + BS_OFF_P2))))
@@ -735,12 +735,12 @@ bs_bloom_agg_state_merge(uint8_t **dstp, const uint8_t *src, const bs_allocator 
 					   bs_family_name(src[BS_OFF_FAMILY]));
 	family = bs_family_join(dst[BS_OFF_FAMILY], src[BS_OFF_FAMILY]);
 
-	if (sf & BS_BUILDER_DENSE)
+	if (sf & BS_AGG_STATE_DENSE)
 	{
 		uint64_t	i,
 					nbytes;
 
-		if (!(df & BS_BUILDER_DENSE))
+		if (!(df & BS_AGG_STATE_DENSE))
 			dst = to_dense(dst, a);
 		nbytes = bs_bloom_payload_bytes(bs_load64(dst + BS_OFF_P1));
 		for (i = 0; i < nbytes; i++)
@@ -797,14 +797,14 @@ bs_bloom_agg_state_result_shape(const uint8_t *s, uint64_t *m, uint32_t *k)
 	uint32_t	flags = bs_load32(s + BS_OFF_P3);
 	double		fpr = state_fpr(s);
 
-	if (flags & BS_BUILDER_FIXED)
+	if (flags & BS_AGG_STATE_FIXED)
 	{
 		*m = bs_load64(s + BS_OFF_P1);
 		*k = bs_load32(s + BS_OFF_P2);
 	}
-	else if (flags & BS_BUILDER_DENSE)
+	else if (flags & BS_AGG_STATE_DENSE)
 	{
-		bool		blocked = (flags & BS_BUILDER_BLOCKED) != 0;
+		bool		blocked = (flags & BS_AGG_STATE_BLOCKED) != 0;
 		uint64_t	M = bs_load64(s + BS_OFF_P1);
 		uint32_t	kk = bs_load32(s + BS_OFF_P2);
 		uint8_t    *bits = (uint8_t *) s + BS_HEADER_SIZE;
@@ -827,7 +827,7 @@ bs_bloom_agg_state_result_shape(const uint8_t *s, uint64_t *m, uint32_t *k)
 		uint64_t	n = bs_load64(s + BS_OFF_N);
 		double		dn = n < 1 ? 1.0 : (double) n;
 
-		/* Cannot fail: n <= BS_BUILDER_EXACT_LIMIT and fpr was checked. */
+		/* Cannot fail: n <= BS_AGG_STATE_EXACT_LIMIT and fpr was checked. */
 		if (bs_bloom_shape_for(dn, fpr, bs_bloom_agg_state_layout(s), m, k, NULL) != BS_OK)
 		{
 			*m = BS_BLOCK_BITS;
@@ -840,10 +840,10 @@ void
 bs_bloom_agg_state_finish(const uint8_t *s, uint64_t m, uint32_t k, uint8_t *out)
 {
 	uint32_t	flags = bs_load32(s + BS_OFF_P3);
-	bool		blocked = (flags & BS_BUILDER_BLOCKED) != 0;
+	bool		blocked = (flags & BS_AGG_STATE_BLOCKED) != 0;
 
 	bs_bloom_init_layout(out, m, k, bs_bloom_agg_state_layout(s), s[BS_OFF_FAMILY], bs_load64(s + BS_OFF_SEED));
-	if (flags & BS_BUILDER_DENSE)
+	if (flags & BS_AGG_STATE_DENSE)
 	{
 		uint64_t	M = bs_load64(s + BS_OFF_P1);
 
@@ -876,22 +876,22 @@ bs_bloom_agg_state_check(const bs_header *h, const uint8_t *payload, uint64_t pl
 	memcpy(&fpr, &h->x, sizeof(fpr));
 	if (check_fpr(fpr, err) != BS_OK)
 		return BS_ERR_FORMAT;
-	if (h->p3 & ~BS_BUILDER_FLAGS)
+	if (h->p3 & ~BS_AGG_STATE_FLAGS)
 		return bs_fail(err, BS_ERR_FORMAT, "bloom_agg_state has unknown flags 0x%x", h->p3);
 
-	if ((h->p3 & BS_BUILDER_COUNTED) && (h->p3 & (BS_BUILDER_DENSE | BS_BUILDER_FIXED)))
+	if ((h->p3 & BS_AGG_STATE_COUNTED) && (h->p3 & (BS_AGG_STATE_DENSE | BS_AGG_STATE_FIXED)))
 		return bs_fail(err, BS_ERR_FORMAT, "a counting bloom_agg_state must be in its exact phase");
-	if ((h->p3 & BS_BUILDER_COUNTED) && (h->p3 & BS_BUILDER_BLOCKED))
+	if ((h->p3 & BS_AGG_STATE_COUNTED) && (h->p3 & BS_AGG_STATE_BLOCKED))
 		return bs_fail(err, BS_ERR_FORMAT, "a counting bloom_agg_state cannot be blocked");
-	if (h->p3 & BS_BUILDER_DENSE)
+	if (h->p3 & BS_AGG_STATE_DENSE)
 	{
 		bs_header	bh = *h;
-		uint32_t	layout = (h->p3 & BS_BUILDER_BLOCKED) ? BS_LAYOUT_BLOCKED : BS_LAYOUT_CLASSIC;
+		uint32_t	layout = (h->p3 & BS_AGG_STATE_BLOCKED) ? BS_LAYOUT_BLOCKED : BS_LAYOUT_CLASSIC;
 		uint64_t	M = 0;
 		uint32_t	kk = 0;
 
-		if (h->p3 & BS_BUILDER_HASZERO ||
-			((h->p3 & BS_BUILDER_FIXED) ? h->n < 1 || h->n > (UINT64_C(1) << 53) : h->n != 0))
+		if (h->p3 & BS_AGG_STATE_HASZERO ||
+			((h->p3 & BS_AGG_STATE_FIXED) ? h->n < 1 || h->n > (UINT64_C(1) << 53) : h->n != 0))
 			return bs_fail(err, BS_ERR_FORMAT, "dense bloom_agg_state has an invalid count %" PRIu64, h->n);
 		/*
 		 * The shape must be the one the target implies.  The blocked sizing
@@ -901,7 +901,7 @@ bs_bloom_agg_state_check(const bs_header *h, const uint8_t *payload, uint64_t pl
 		 */
 		if (!deep && layout == BS_LAYOUT_BLOCKED)
 			;
-		else if (h->p3 & BS_BUILDER_FIXED)
+		else if (h->p3 & BS_AGG_STATE_FIXED)
 		{
 			uint64_t	m = 0;
 			uint32_t	k = 0;
@@ -926,24 +926,24 @@ bs_bloom_agg_state_check(const bs_header *h, const uint8_t *payload, uint64_t pl
 		uint64_t	slots = h->p1,
 					used = 0,
 					i;
-		bool		counting = (h->p3 & BS_BUILDER_COUNTED) != 0;
+		bool		counting = (h->p3 & BS_AGG_STATE_COUNTED) != 0;
 		uint64_t	width = slot_bytes(counting);
 
-		if (h->p3 & BS_BUILDER_FIXED)
+		if (h->p3 & BS_AGG_STATE_FIXED)
 			return bs_fail(err, BS_ERR_FORMAT, "bloom_agg_state with a fixed capacity must be dense");
-		if (slots < BS_BUILDER_MIN_SLOTS || slots > BS_BUILDER_MAX_SLOTS ||
+		if (slots < BS_AGG_STATE_MIN_SLOTS || slots > BS_AGG_STATE_MAX_SLOTS ||
 			(slots & (slots - 1)) != 0)
 			return bs_fail(err, BS_ERR_FORMAT,
 						   "bloom_agg_state has an invalid table size %" PRIu64 " (a power of two from %d to %" PRIu64 ")",
-						   slots, BS_BUILDER_MIN_SLOTS, BS_BUILDER_MAX_SLOTS);
-		if (counting && ((h->p3 & BS_BUILDER_HASZERO) != 0) != (h->p2 != 0))
+						   slots, BS_AGG_STATE_MIN_SLOTS, BS_AGG_STATE_MAX_SLOTS);
+		if (counting && ((h->p3 & BS_AGG_STATE_HASZERO) != 0) != (h->p2 != 0))
 			return bs_fail(err, BS_ERR_FORMAT,
 						   "counting bloom_agg_state has a zero-hash count of %u %s the zero hash",
 						   h->p2, h->p2 != 0 ? "without" : "with");
-		if (counting && h->p2 > BS_BUILDER_MAX_COUNT)
+		if (counting && h->p2 > BS_AGG_STATE_MAX_COUNT)
 			return bs_fail(err, BS_ERR_FORMAT,
 						   "counting bloom_agg_state has a zero-hash count of %u, more than %d",
-						   h->p2, BS_BUILDER_MAX_COUNT);
+						   h->p2, BS_AGG_STATE_MAX_COUNT);
 		if (!counting && h->p2 != 0)
 			return bs_fail(err, BS_ERR_FORMAT,
 						   "bloom_agg_state in its exact phase must have a hash count of 0, has %u", h->p2);
@@ -951,10 +951,10 @@ bs_bloom_agg_state_check(const bs_header *h, const uint8_t *payload, uint64_t pl
 			return bs_fail(err, BS_ERR_FORMAT,
 						   "bloom_agg_state of %" PRIu64 " slots must have %" PRIu64 " payload bytes, has %" PRIu64,
 						   slots, slots * width, plen);
-		if (h->n > BS_BUILDER_EXACT_LIMIT)
+		if (h->n > BS_AGG_STATE_EXACT_LIMIT)
 			return bs_fail(err, BS_ERR_FORMAT,
 						   "bloom_agg_state counts %" PRIu64 " hashes, more than the exact phase holds (%" PRIu64 ")",
-						   h->n, BS_BUILDER_EXACT_LIMIT);
+						   h->n, BS_AGG_STATE_EXACT_LIMIT);
 		if (!deep)
 			return BS_OK;
 		for (i = 0; i < slots; i++)
@@ -986,10 +986,10 @@ bs_bloom_agg_state_check(const bs_header *h, const uint8_t *payload, uint64_t pl
 			return bs_fail(err, BS_ERR_FORMAT,
 						   "bloom_agg_state's table of %" PRIu64 " slots is more than 3/4 full (%" PRIu64 " hashes)",
 						   slots, used);
-		if (used + ((h->p3 & BS_BUILDER_HASZERO) != 0) != h->n)
+		if (used + ((h->p3 & BS_AGG_STATE_HASZERO) != 0) != h->n)
 			return bs_fail(err, BS_ERR_FORMAT,
 						   "bloom_agg_state counts %" PRIu64 " hashes but its table holds %" PRIu64 "%s",
-						   h->n, used, (h->p3 & BS_BUILDER_HASZERO) ? " and the zero hash" : "");
+						   h->n, used, (h->p3 & BS_AGG_STATE_HASZERO) ? " and the zero hash" : "");
 	}
 	return BS_OK;
 }

@@ -5,13 +5,13 @@
  * group will hold, yet must meet the requested false-positive rate p without
  * a huge filter for every small group.  The rule (doc/sizing.md):
  *
- *   exact phase   Up to BS_BUILDER_EXACT_LIMIT distinct values the state
+ *   exact phase   Up to BS_AGG_STATE_EXACT_LIMIT distinct values the state
  *                 keeps the distinct 64-bit hashes in an open-addressing
  *                 table.  The final filter is then sized exactly for the
  *                 distinct count n: m = ceil(-n ln p / ln^2 2),
  *                 k = round(m/n ln 2), the same as bloom_empty(n, p).
  *   dense phase   Past that, the hashes move into one filter of M bits sized
- *                 for BS_BUILDER_DENSE_FACTOR times the limit, with
+ *                 for BS_AGG_STATE_DENSE_FACTOR times the limit, with
  *                 k = round(log2(1/p)).  M is a multiple of 2^10 * 3^6, and
  *                 the final function folds it onto M/f bits for the largest
  *                 f = 2^i 3^j whose rate, at the cardinality estimated from
@@ -23,7 +23,7 @@
  * shape instead.
  *
  * Either kind of state can make a blocked filter (blocked.h; flag
- * BS_BUILDER_BLOCKED): the exact phase sizes it with bs_blocked_optimal, the
+ * BS_AGG_STATE_BLOCKED): the exact phase sizes it with bs_blocked_optimal, the
  * fixed state has the bloom_empty(capacity, fpr, 'blocked') shape, and the
  * dense phase is a blocked filter of M bits whose block count is a multiple
  * of 2^7 * 3^4 (BS_BLOCKED_FOLD_BASE), with the k that bs_blocked_optimal
@@ -33,12 +33,12 @@
  * blocks keeps each key's block, so it is exact too (blocked.h).  Every input order and every split into partial states gives
  * the same final filter, byte for byte, so parallel plans equal serial ones.
  *
- * cbloom_agg(x) uses a counting exact state (BS_BUILDER_COUNTED): each slot
+ * cbloom_agg(x) uses a counting exact state (BS_AGG_STATE_COUNTED): each slot
  * also keeps how many times its hash was added (saturating at 255), and the
  * final function makes a counting filter of the same shape, so
  * cbloom_agg(x)::bloom equals bloom_agg(x).  A counting state has no dense
  * phase (a foldable filter of counters would take 4 to 8 times the memory):
- * past BS_BUILDER_EXACT_LIMIT distinct values adding fails with an error
+ * past BS_AGG_STATE_EXACT_LIMIT distinct values adding fails with an error
  * that says to pass a capacity.
  *
  * Header use: p1 = table slots (exact) or bits (dense); p2 = hashes (dense)
@@ -47,8 +47,8 @@
  * Exact payload: slots 64-bit hashes (0 = empty; the zero hash itself is
  * the HASZERO flag), then, counting, slots one-byte counts.
  */
-#ifndef BS_BUILDER_H
-#define BS_BUILDER_H
+#ifndef BS_BLOOM_AGG_STATE_H
+#define BS_BLOOM_AGG_STATE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -58,18 +58,18 @@
 #include "format.h"
 #include "status.h"
 
-#define BS_BUILDER_DENSE 0x1u
-#define BS_BUILDER_FIXED 0x2u
-#define BS_BUILDER_HASZERO 0x4u
-#define BS_BUILDER_COUNTED 0x8u
-#define BS_BUILDER_BLOCKED 0x10u
-#define BS_BUILDER_FLAGS (BS_BUILDER_DENSE | BS_BUILDER_FIXED | BS_BUILDER_HASZERO | BS_BUILDER_COUNTED | BS_BUILDER_BLOCKED)
-#define BS_BUILDER_MAX_COUNT 255
+#define BS_AGG_STATE_DENSE 0x1u
+#define BS_AGG_STATE_FIXED 0x2u
+#define BS_AGG_STATE_HASZERO 0x4u
+#define BS_AGG_STATE_COUNTED 0x8u
+#define BS_AGG_STATE_BLOCKED 0x10u
+#define BS_AGG_STATE_FLAGS (BS_AGG_STATE_DENSE | BS_AGG_STATE_FIXED | BS_AGG_STATE_HASZERO | BS_AGG_STATE_COUNTED | BS_AGG_STATE_BLOCKED)
+#define BS_AGG_STATE_MAX_COUNT 255
 
-#define BS_BUILDER_MIN_SLOTS 16
-#define BS_BUILDER_EXACT_LIMIT (UINT64_C(1) << 20)
-#define BS_BUILDER_MAX_SLOTS (UINT64_C(1) << 21)
-#define BS_BUILDER_DENSE_FACTOR 16
+#define BS_AGG_STATE_MIN_SLOTS 16
+#define BS_AGG_STATE_EXACT_LIMIT (UINT64_C(1) << 20)
+#define BS_AGG_STATE_MAX_SLOTS (UINT64_C(1) << 21)
+#define BS_AGG_STATE_DENSE_FACTOR 16
 #define BS_FOLD_BASE (UINT64_C(1024) * 729)
 #define BS_BLOCKED_FOLD_BASE (UINT64_C(128) * 81)	/* in blocks */
 

@@ -63,10 +63,10 @@ held_hashes(const uint8_t *s, held *out)
 	bool		counting;
 
 	bs_header_read(s, &h);
-	if (h.p3 & BS_BUILDER_DENSE)
+	if (h.p3 & BS_AGG_STATE_DENSE)
 		return 0;
-	counting = (h.p3 & BS_BUILDER_COUNTED) != 0;
-	if (h.p3 & BS_BUILDER_HASZERO)
+	counting = (h.p3 & BS_AGG_STATE_COUNTED) != 0;
+	if (h.p3 & BS_AGG_STATE_HASZERO)
 	{
 		out[n].hash = 0;
 		out[n++].count = counting ? h.p2 : 1;
@@ -92,7 +92,7 @@ table_well_formed(const uint8_t *s)
 	uint64_t	i;
 
 	bs_header_read(s, &h);
-	if (h.p3 & BS_BUILDER_DENSE)
+	if (h.p3 & BS_AGG_STATE_DENSE)
 		return true;
 	for (i = 0; i < h.p1; i++)
 	{
@@ -232,12 +232,12 @@ static uint8_t *
 same_target(const bs_header *h, uint8_t family)
 {
 	double		fpr = fpr_of(h);
-	uint32_t	layout = (h->p3 & BS_BUILDER_BLOCKED) ? BS_LAYOUT_BLOCKED : BS_LAYOUT_CLASSIC;
+	uint32_t	layout = (h->p3 & BS_AGG_STATE_BLOCKED) ? BS_LAYOUT_BLOCKED : BS_LAYOUT_CLASSIC;
 	uint8_t    *s = NULL;
 	bs_error	err;
 	bs_status	st;
 
-	if (h->p3 & BS_BUILDER_FIXED)
+	if (h->p3 & BS_AGG_STATE_FIXED)
 	{
 		bs_header	c;
 		uint64_t	m = 0;
@@ -263,11 +263,11 @@ same_target(const bs_header *h, uint8_t family)
 		bs_store64(s + BS_OFF_N, h->n);
 #endif
 	}
-	else if (h->p3 & BS_BUILDER_COUNTED)
+	else if (h->p3 & BS_AGG_STATE_COUNTED)
 		st = bs_bloom_agg_state_new_counting(fpr, family, h->seed, &fz_allocator, &s, &err);
 	else
 		st = bs_bloom_agg_state_new_auto_layout(fpr, layout, family, h->seed, &fz_allocator, &s, &err);
-	FZ_CHECK(st != BS_OK || bs_bloom_agg_state_layout(s) == ((h->p3 & BS_BUILDER_COUNTED) ? BS_LAYOUT_CLASSIC : layout),
+	FZ_CHECK(st != BS_OK || bs_bloom_agg_state_layout(s) == ((h->p3 & BS_AGG_STATE_COUNTED) ? BS_LAYOUT_CLASSIC : layout),
 			 "a new state of a %s target is %s", bs_layout_name(layout), bs_layout_name(bs_bloom_agg_state_layout(s)));
 	FZ_CHECK(st == BS_OK, "new state at fpr %g: %s", fpr, err.msg);
 	return s;
@@ -341,8 +341,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	r = fz_rng_for(data, size);
 	FZ_CHECK(bs_bloom_agg_state_size(data) == size, "state accepted at %zu bytes, its header says %zu",
 			 size, bs_bloom_agg_state_size(data));
-	counting = (h.p3 & BS_BUILDER_COUNTED) != 0;
-	fixed = (h.p3 & BS_BUILDER_FIXED) != 0;
+	counting = (h.p3 & BS_AGG_STATE_COUNTED) != 0;
+	fixed = (h.p3 & BS_AGG_STATE_FIXED) != 0;
 	fpr = fpr_of(&h);
 	FZ_CHECK(bs_bloom_agg_state_is_counting(data) == counting, "is_counting disagrees with the flags");
 	nheld = held_hashes(data, hs);
@@ -455,7 +455,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		merge_refused(data, other, BS_ERR_SHAPE, "merge with another target");
 		merge_refused(other, data, BS_ERR_SHAPE, "merge into another target");
 		o = h;
-		o.p3 ^= BS_BUILDER_COUNTED;
+		o.p3 ^= BS_AGG_STATE_COUNTED;
 		if (!fixed)
 		{
 			other = same_target(&o, h.family);
@@ -470,14 +470,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!counting)
 		{
 			o = h;
-			o.p3 ^= BS_BUILDER_BLOCKED;
+			o.p3 ^= BS_AGG_STATE_BLOCKED;
 			if (fixed)
 			{
 				/* the fixed shape of the other layout */
 				uint64_t	om = 0;
 				uint32_t	ok = 0;
 
-				FZ_CHECK(bs_bloom_shape_for((double) h.n, fpr, (o.p3 & BS_BUILDER_BLOCKED) ? BS_LAYOUT_BLOCKED : BS_LAYOUT_CLASSIC,
+				FZ_CHECK(bs_bloom_shape_for((double) h.n, fpr, (o.p3 & BS_AGG_STATE_BLOCKED) ? BS_LAYOUT_BLOCKED : BS_LAYOUT_CLASSIC,
 											&om, &ok, &err) == BS_OK,
 						 "the other layout's shape for capacity %" PRIu64 " at %g: %s", h.n, fpr, err.msg);
 				o.p1 = om;

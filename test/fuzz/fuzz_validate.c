@@ -112,15 +112,15 @@ check_state(const uint8_t *data, size_t size, const bs_header *h)
 			 bs_bloom_size(m, &total, &err) == BS_OK,
 			 "%s bloom_agg_state (flags 0x%x, p1 %" PRIu64 ", n %" PRIu64 ") gives an invalid result shape %" PRIu64 " bits, %u hashes: %s",
 			 bs_layout_name(bs_bloom_agg_state_layout(data)), h->p3, h->p1, h->n, m, k, err.msg);
-	FZ_CHECK(bs_bloom_agg_state_layout(data) == ((h->p3 & BS_BUILDER_BLOCKED) ? BS_LAYOUT_BLOCKED : BS_LAYOUT_CLASSIC),
+	FZ_CHECK(bs_bloom_agg_state_layout(data) == ((h->p3 & BS_AGG_STATE_BLOCKED) ? BS_LAYOUT_BLOCKED : BS_LAYOUT_CLASSIC),
 			 "bs_bloom_agg_state_layout disagrees with the flags 0x%x", h->p3);
-	if ((h->p3 & BS_BUILDER_DENSE) && (h->p3 & BS_BUILDER_BLOCKED))
-		FZ_CHECK(h->p1 % BS_BLOCK_BITS == 0 && ((h->p3 & BS_BUILDER_FIXED) ||
+	if ((h->p3 & BS_AGG_STATE_DENSE) && (h->p3 & BS_AGG_STATE_BLOCKED))
+		FZ_CHECK(h->p1 % BS_BLOCK_BITS == 0 && ((h->p3 & BS_AGG_STATE_FIXED) ||
 												(h->p1 / BS_BLOCK_BITS) % BS_BLOCKED_FOLD_BASE == 0),
 				 "dense blocked bloom_agg_state (flags 0x%x) of %" PRIu64 " bits accepted", h->p3, h->p1);
 	if (bs_bloom_agg_state_is_counting(data))
 	{
-		FZ_CHECK(!(h->p3 & BS_BUILDER_BLOCKED), "a counting blocked bloom_agg_state accepted (flags 0x%x)", h->p3);
+		FZ_CHECK(!(h->p3 & BS_AGG_STATE_BLOCKED), "a counting blocked bloom_agg_state accepted (flags 0x%x)", h->p3);
 		FZ_CHECK(bs_cbloom_size(m, BS_CBLOOM_DEFAULT_BITS, &total, &err) == BS_OK,
 				 "counting bloom_agg_state gives %" PRIu64 " counters, refused by bs_cbloom_size: %s", m, err.msg);
 	}

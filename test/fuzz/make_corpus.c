@@ -304,12 +304,12 @@ make_state(void)
 	state_fixed("fixed-1-0.5-text", 1, 0.5, BS_FAMILY_TEXT, 1);
 	state_fixed("fixed-1000-0.001-timestamptz", 1000, 0.001, BS_FAMILY_TIMESTAMPTZ, 700);
 	/*
-	 * A dense auto-sized state: more than BS_BUILDER_EXACT_LIMIT distinct
+	 * A dense auto-sized state: more than BS_AGG_STATE_EXACT_LIMIT distinct
 	 * hashes at a rate whose M is one fold unit (746496 bits, 93360 bytes),
 	 * the smallest a dense auto state can be.  Only in bloom_agg_state/.
 	 */
 	state_auto("dense-auto-1-1e-10-numeric", 1 - 1e-10, BS_FAMILY_NUMERIC, 0,
-			   (int) BS_BUILDER_EXACT_LIMIT + 5, false);
+			   (int) BS_AGG_STATE_EXACT_LIMIT + 5, false);
 }
 
 /* ---- cms ---- */

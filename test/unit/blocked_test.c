@@ -339,8 +339,8 @@ test_states(void)
 	/* auto-sized, dense phase: past 2^20 distinct hashes, folded at the end */
 	for (; i < 1200000; i++)
 		(void) bs_bloom_agg_state_add(&s, h[i], &alloc, NULL);
-	CHECK((bs_load32(s + BS_OFF_P3) & (BS_BUILDER_DENSE | BS_BUILDER_BLOCKED)) ==
-		  (BS_BUILDER_DENSE | BS_BUILDER_BLOCKED) &&
+	CHECK((bs_load32(s + BS_OFF_P3) & (BS_AGG_STATE_DENSE | BS_AGG_STATE_BLOCKED)) ==
+		  (BS_AGG_STATE_DENSE | BS_AGG_STATE_BLOCKED) &&
 		  bs_load64(s + BS_OFF_P1) % (BS_BLOCKED_FOLD_BASE * BS_BLOCK_BITS) == 0 &&
 		  bs_validate(s, bs_bloom_agg_state_size(s), BS_KIND_BLOOM_AGG_STATE, true, NULL, &err) == BS_OK,
 		  "1.2M hashes: the state is a blocked dense filter of %" PRIu64 " bits (a multiple of 512 * 2^7 * 3^4), and valid",
@@ -395,7 +395,7 @@ test_states(void)
 		uint8_t    *c;
 
 		(void) bs_bloom_agg_state_new_fixed(300000, 0.01, BS_FAMILY_INTEGER, 0, &alloc, &c, NULL);
-		bs_store32(c + BS_OFF_P3, bs_load32(c + BS_OFF_P3) | BS_BUILDER_BLOCKED);
+		bs_store32(c + BS_OFF_P3, bs_load32(c + BS_OFF_P3) | BS_AGG_STATE_BLOCKED);
 		CHECK(bs_validate(c, bs_bloom_agg_state_size(c), BS_KIND_BLOOM_AGG_STATE, true, NULL, &err) == BS_ERR_FORMAT,
 			  "a classic fixed state marked blocked is refused: %s", err.msg);
 	}
@@ -403,7 +403,7 @@ test_states(void)
 		uint8_t    *c;
 
 		(void) bs_bloom_agg_state_new_counting(0.01, BS_FAMILY_INTEGER, 0, &alloc, &c, NULL);
-		bs_store32(c + BS_OFF_P3, bs_load32(c + BS_OFF_P3) | BS_BUILDER_BLOCKED);
+		bs_store32(c + BS_OFF_P3, bs_load32(c + BS_OFF_P3) | BS_AGG_STATE_BLOCKED);
 		CHECK(bs_validate(c, bs_bloom_agg_state_size(c), BS_KIND_BLOOM_AGG_STATE, true, NULL, &err) == BS_ERR_FORMAT,
 			  "a counting state marked blocked is refused: %s", err.msg);
 	}

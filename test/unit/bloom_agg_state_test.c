@@ -225,7 +225,7 @@ test_exact_order(void)
 	shuffle(stream, ns, &r);
 	b = add_all(new_auto(0.01, BS_FAMILY_INTEGER), stream, ns);
 
-	CHECK(bs_load64(a + BS_OFF_N) == n && bs_load64(b + BS_OFF_N) == n && (flags_of(b) & BS_BUILDER_HASZERO),
+	CHECK(bs_load64(a + BS_OFF_N) == n && bs_load64(b + BS_OFF_N) == n && (flags_of(b) & BS_AGG_STATE_HASZERO),
 		  "exact phase counts %zu distinct hashes whether fed once in order or %zu times shuffled with duplicates (got %" PRIu64 ", %" PRIu64 ")",
 		  n, ns, bs_load64(a + BS_OFF_N), bs_load64(b + BS_OFF_N));
 	fa = finish(a, &la);
@@ -397,7 +397,7 @@ check_auto_fpr(size_t n, double p, uint64_t seed)
 				   *out;
 		size_t		len;
 
-		dense |= (flags_of(s) & BS_BUILDER_DENSE) != 0;
+		dense |= (flags_of(s) & BS_AGG_STATE_DENSE) != 0;
 		out = finish(s, &len);
 		m = m_of(out);
 		k = k_of(out);
@@ -419,8 +419,8 @@ check_auto_fpr(size_t n, double p, uint64_t seed)
 static void
 test_auto_exact_sizes(void)
 {
-	static const size_t ns[] = {10, 100, 1000, 10000, 100000, BS_BUILDER_EXACT_LIMIT};
-	static const size_t ns_low[] = {10, 1000, 100000, BS_BUILDER_EXACT_LIMIT};
+	static const size_t ns[] = {10, 100, 1000, 10000, 100000, BS_AGG_STATE_EXACT_LIMIT};
+	static const size_t ns_low[] = {10, 1000, 100000, BS_AGG_STATE_EXACT_LIMIT};
 	int			i;
 
 	for (i = 0; i < (int) (sizeof(ns) / sizeof(ns[0])); i++)
@@ -431,19 +431,19 @@ test_auto_exact_sizes(void)
 	/* the limit itself: 2^20 distinct stays exact, one more goes dense */
 	{
 		unit_rng	r = {1400};
-		uint64_t   *h = unit_random_hashes(&r, BS_BUILDER_EXACT_LIMIT + 1);
-		uint8_t    *s = add_all(new_auto(0.05, BS_FAMILY_INTEGER), h, BS_BUILDER_EXACT_LIMIT);
-		bool		exact_at_limit = !(flags_of(s) & BS_BUILDER_DENSE) &&
-			bs_load64(s + BS_OFF_N) == BS_BUILDER_EXACT_LIMIT &&
-			bs_load64(s + BS_OFF_P1) <= BS_BUILDER_MAX_SLOTS;
+		uint64_t   *h = unit_random_hashes(&r, BS_AGG_STATE_EXACT_LIMIT + 1);
+		uint8_t    *s = add_all(new_auto(0.05, BS_FAMILY_INTEGER), h, BS_AGG_STATE_EXACT_LIMIT);
+		bool		exact_at_limit = !(flags_of(s) & BS_AGG_STATE_DENSE) &&
+			bs_load64(s + BS_OFF_N) == BS_AGG_STATE_EXACT_LIMIT &&
+			bs_load64(s + BS_OFF_P1) <= BS_AGG_STATE_MAX_SLOTS;
 
-		s = add_all(s, h, BS_BUILDER_EXACT_LIMIT);	/* duplicates change nothing */
-		exact_at_limit &= !(flags_of(s) & BS_BUILDER_DENSE);
+		s = add_all(s, h, BS_AGG_STATE_EXACT_LIMIT);	/* duplicates change nothing */
+		exact_at_limit &= !(flags_of(s) & BS_AGG_STATE_DENSE);
 		CHECK(exact_at_limit && bs_validate(s, bs_bloom_agg_state_size(s), BS_KIND_BLOOM_AGG_STATE, true, NULL, NULL) == BS_OK,
 			  "a state of exactly 2^20 = %" PRIu64 " distinct hashes (added twice) is still exact, with %" PRIu64 " slots, and validates",
-			  BS_BUILDER_EXACT_LIMIT, bs_load64(s + BS_OFF_P1));
-		(void) bs_bloom_agg_state_add(&s, h[BS_BUILDER_EXACT_LIMIT], &alloc, NULL);
-		CHECK((flags_of(s) & BS_BUILDER_DENSE) && bs_validate(s, bs_bloom_agg_state_size(s), BS_KIND_BLOOM_AGG_STATE, true, NULL, NULL) == BS_OK,
+			  BS_AGG_STATE_EXACT_LIMIT, bs_load64(s + BS_OFF_P1));
+		(void) bs_bloom_agg_state_add(&s, h[BS_AGG_STATE_EXACT_LIMIT], &alloc, NULL);
+		CHECK((flags_of(s) & BS_AGG_STATE_DENSE) && bs_validate(s, bs_bloom_agg_state_size(s), BS_KIND_BLOOM_AGG_STATE, true, NULL, NULL) == BS_OK,
 			  "the 2^20 + 1st distinct hash turns it dense (%" PRIu64 " bits, k = %u) and it validates",
 			  bs_load64(s + BS_OFF_P1), bs_load32(s + BS_OFF_P2));
 		free(h);
@@ -471,7 +471,7 @@ check_dense(size_t n, double p, uint64_t seed)
 	missing = count_missing(out, h, n);
 	hits = count_hits(out, &r, probes);
 	fpr = (double) hits / (double) probes;
-	CHECK((flags_of(s) & BS_BUILDER_DENSE) && missing == 0 && fpr <= 1.2 * p && (double) m_of(out) <= 1.5 * (double) opt,
+	CHECK((flags_of(s) & BS_AGG_STATE_DENSE) && missing == 0 && fpr <= 1.2 * p && (double) m_of(out) <= 1.5 * (double) opt,
 		  "auto, dense phase, n = %zu, p = %g: %" PRIu64 "-bit dense filter folded by %" PRIu64 " to %" PRIu64 " bits (%.3f x optimal %" PRIu64 "), k = %u; measured FPR %.5f = %.3f x p over %" PRIu64 " absent probes; %" PRIu64 " of %zu false negatives (want FPR <= 1.2 x p, bits <= 1.5 x optimal, none missing)",
 		  n, p, M, M / m_of(out), m_of(out), (double) m_of(out) / (double) opt, opt, k_of(out), fpr, fpr / p, probes,
 		  missing, n);
@@ -490,12 +490,12 @@ test_dense(void)
 				bad = 0;
 	char		list[512] = "";
 
-	/* the dense filter meets p up to BS_BUILDER_DENSE_FACTOR x the exact limit */
+	/* the dense filter meets p up to BS_AGG_STATE_DENSE_FACTOR x the exact limit */
 	for (i = 0; i < (int) (sizeof(ps) / sizeof(ps[0])); i++)
 	{
 		uint32_t	k = bs_bloom_agg_state_dense_hashes(ps[i]);
 		uint64_t	M = bs_bloom_agg_state_dense_bits(ps[i], k);
-		double		at_cap = bs_bloom_fpr_approx((double) M, (double) BS_BUILDER_EXACT_LIMIT * BS_BUILDER_DENSE_FACTOR, k);
+		double		at_cap = bs_bloom_fpr_approx((double) M, (double) BS_AGG_STATE_EXACT_LIMIT * BS_AGG_STATE_DENSE_FACTOR, k);
 
 		snprintf(list + strlen(list), sizeof(list) - strlen(list), " p=%g: k=%u M=%" PRIu64 " fpr@cap=%.3g;", ps[i], k, M, at_cap);
 		if (M % BS_FOLD_BASE != 0 || at_cap > ps[i] || k != (uint32_t) fmax(1, round(-log2(ps[i]))) ||
@@ -549,8 +549,8 @@ test_exact_dense_merge(void)
 	s1 = bs_bloom_agg_state_merge(&m1, exact, &alloc, NULL);
 	m2 = copy_state(exact);
 	s2 = bs_bloom_agg_state_merge(&m2, dense, &alloc, NULL);
-	CHECK(s1 == BS_OK && s2 == BS_OK && (flags_of(dense) & BS_BUILDER_DENSE) && !(flags_of(exact) & BS_BUILDER_DENSE) &&
-		  m1 && m2 && (flags_of(m2) & BS_BUILDER_DENSE),
+	CHECK(s1 == BS_OK && s2 == BS_OK && (flags_of(dense) & BS_AGG_STATE_DENSE) && !(flags_of(exact) & BS_AGG_STATE_DENSE) &&
+		  m1 && m2 && (flags_of(m2) & BS_AGG_STATE_DENSE),
 		  "merging an exact state (200000 hashes) and a dense one (1100000) works both ways and the result is dense");
 	f1 = finish(m1, &l1);
 	f2 = finish(m2, &l2);
@@ -582,8 +582,8 @@ test_exact_dense_merge(void)
 		sa = bs_bloom_agg_state_merge(&ma, b, &alloc, NULL);
 		mb = copy_state(b);
 		sb = bs_bloom_agg_state_merge(&mb, a, &alloc, NULL);
-		CHECK(sa == BS_OK && sb == BS_OK && !(flags_of(a) & BS_BUILDER_DENSE) && !(flags_of(b) & BS_BUILDER_DENSE) &&
-			  (flags_of(ma) & BS_BUILDER_DENSE) && (flags_of(mb) & BS_BUILDER_DENSE),
+		CHECK(sa == BS_OK && sb == BS_OK && !(flags_of(a) & BS_AGG_STATE_DENSE) && !(flags_of(b) & BS_AGG_STATE_DENSE) &&
+			  (flags_of(ma) & BS_AGG_STATE_DENSE) && (flags_of(mb) & BS_AGG_STATE_DENSE),
 			  "merging two exact states of 700000 hashes (union 1200000) goes dense");
 		fa = finish(ma, &la);
 		fb = finish(mb, &lb);
@@ -618,7 +618,7 @@ test_fixed(void)
 	bs_bloom_agg_state_result_shape(s, &m, &k);
 	bs_bloom_optimal_bits(5000, 0.01, &opt, NULL);
 	bs_bloom_optimal_hashes(opt, 5000, &optk, NULL);
-	CHECK(st == BS_OK && (flags_of(s) & BS_BUILDER_FIXED) && (flags_of(s) & BS_BUILDER_DENSE) && m == opt && k == optk,
+	CHECK(st == BS_OK && (flags_of(s) & BS_AGG_STATE_FIXED) && (flags_of(s) & BS_AGG_STATE_DENSE) && m == opt && k == optk,
 		  "fixed state (5000, 0.01) has the bloom_empty shape: %" PRIu64 " bits, k = %u", m, k);
 	for (i = 0; i < 3000; i++)
 	{
@@ -746,7 +746,7 @@ static void
 test_check(void)
 {
 	unit_rng	r = {1900};
-	uint64_t   *h = unit_random_hashes(&r, BS_BUILDER_EXACT_LIMIT + 10);
+	uint64_t   *h = unit_random_hashes(&r, BS_AGG_STATE_EXACT_LIMIT + 10);
 	uint8_t    *s = add_all(new_auto(0.3, BS_FAMILY_INTEGER), h, 1000),
 			   *d;
 	size_t		len = bs_bloom_agg_state_size(s);
@@ -768,10 +768,10 @@ test_check(void)
 	bs_store64(s + BS_OFF_N, n);
 	CHECK(bs_validate(s, len, BS_KIND_BLOOM_AGG_STATE, true, NULL, &err) == BS_OK, "restoring the count makes it valid again");
 
-	d = add_all(new_auto(0.3, BS_FAMILY_INTEGER), h, BS_BUILDER_EXACT_LIMIT + 10);
+	d = add_all(new_auto(0.3, BS_FAMILY_INTEGER), h, BS_AGG_STATE_EXACT_LIMIT + 10);
 	len = bs_bloom_agg_state_size(d);
 	M = bs_load64(d + BS_OFF_P1);
-	CHECK((flags_of(d) & BS_BUILDER_DENSE) && bs_validate(d, len, BS_KIND_BLOOM_AGG_STATE, true, NULL, &err) == BS_OK &&
+	CHECK((flags_of(d) & BS_AGG_STATE_DENSE) && bs_validate(d, len, BS_KIND_BLOOM_AGG_STATE, true, NULL, &err) == BS_OK &&
 		  M == bs_bloom_agg_state_dense_bits(0.3, bs_bloom_agg_state_dense_hashes(0.3)),
 		  "a dense state at fpr 0.3 (%" PRIu64 " bits, k = %u) validates", M, bs_load32(d + BS_OFF_P2));
 	memcpy(&ob, &other, sizeof(ob));
@@ -861,7 +861,7 @@ same_result(const uint8_t *a, const uint8_t *b)
 		memcmp(a, b, BS_HEADER_SIZE) != 0 ||
 		bs_validate(b, bs_bloom_agg_state_size(b), BS_KIND_BLOOM_AGG_STATE, true, NULL, &err) != BS_OK)
 		return false;
-	if ((flags_of(a) & BS_BUILDER_DENSE) &&
+	if ((flags_of(a) & BS_AGG_STATE_DENSE) &&
 		memcmp(a, b, bs_bloom_agg_state_size(a)) != 0)
 		return false;
 	fa = finish(a, &la);
@@ -881,7 +881,7 @@ static void
 test_batches(void)
 {
 	unit_rng	r = {2024};
-	size_t		n = BS_BUILDER_EXACT_LIMIT + 10000;	/* distinct ones too, after the duplicates below */
+	size_t		n = BS_AGG_STATE_EXACT_LIMIT + 10000;	/* distinct ones too, after the duplicates below */
 	uint64_t   *h = unit_random_hashes(&r, n);
 	const size_t sizes[] = {0, 1, 7, 1000, 12289, 100000};
 	const size_t batches[] = {0, 1, 7, 5000};
@@ -922,7 +922,7 @@ test_batches(void)
 	batch_released = batch_released_caller = 0;
 	a = add_all(new_auto(0.01, BS_FAMILY_INTEGER), h, n);
 	b = add_all_batched(new_auto(0.01, BS_FAMILY_INTEGER), h, n, 0, 0);
-	CHECK((flags_of(b) & BS_BUILDER_DENSE) && same_result(a, b),
+	CHECK((flags_of(b) & BS_AGG_STATE_DENSE) && same_result(a, b),
 		  "past the exact limit (%zu hashes, dense) in the state's own batches: the same dense state, byte for byte", n);
 	CHECK(batch_released_caller == 0, "the caller's state is never released (%d intermediate buffers were)", batch_released);
 	unit_arena_reset(&the_arena);

@@ -1872,7 +1872,7 @@ test_agg_state_counts(void)
 	}
 	sx = find_slot(a, x);
 	CHECK(sx >= 0 && slot_count(a, sx) == 255 && bs_load32(a + BS_OFF_P2) == 255 && bs_load64(a + BS_OFF_N) == 2 &&
-		  (bs_load32(a + BS_OFF_P3) & BS_BUILDER_HASZERO) &&
+		  (bs_load32(a + BS_OFF_P3) & BS_AGG_STATE_HASZERO) &&
 		  bs_validate(a, bs_bloom_agg_state_size(a), BS_KIND_BLOOM_AGG_STATE, true, NULL, NULL) == BS_OK,
 		  "a hash and the hash 0 added 300 times each: their counts saturate at 255 (slot %d, header p2 %u), 2 distinct, the state validates",
 		  sx >= 0 ? slot_count(a, sx) : -1, bs_load32(a + BS_OFF_P2));
@@ -1926,8 +1926,8 @@ test_agg_state_counts(void)
 			  bs_bloom_agg_state_new_counting(NAN, 0, 0, &alloc, &e, &err) == BS_ERR_PARAM &&
 			  bs_bloom_agg_state_new_counting(ldexp(1, -65), 0, 0, &alloc, &e, &err) == BS_ERR_PARAM &&
 			  bs_bloom_agg_state_new_counting(0.01, BS_FAMILY_UUID, 9, &alloc, &e, &err) == BS_OK &&
-			  bs_bloom_agg_state_size(e) == BS_HEADER_SIZE + BS_BUILDER_MIN_SLOTS * 9 && e[BS_OFF_FAMILY] == BS_FAMILY_UUID &&
-			  bs_load64(e + 8) == 9 && bs_load32(e + BS_OFF_P3) == BS_BUILDER_COUNTED &&
+			  bs_bloom_agg_state_size(e) == BS_HEADER_SIZE + BS_AGG_STATE_MIN_SLOTS * 9 && e[BS_OFF_FAMILY] == BS_FAMILY_UUID &&
+			  bs_load64(e + 8) == 9 && bs_load32(e + BS_OFF_P3) == BS_AGG_STATE_COUNTED &&
 			  bs_validate(e, bs_bloom_agg_state_size(e), BS_KIND_BLOOM_AGG_STATE, true, NULL, NULL) == BS_OK,
 			  "bs_bloom_agg_state_new_counting: fpr 0, 1, NaN or 2^-65 is BS_ERR_PARAM; a new state has 16 slots of 9 bytes, only the COUNTED flag, its family and seed, and validates");
 	}
@@ -1984,7 +1984,7 @@ test_agg_state_check(void)
 		  "deep check: a count in an empty slot is BS_ERR_FORMAT (%s)", err.msg);
 
 	c = copy_state(s);
-	bs_store32(c + BS_OFF_P3, bs_load32(c + BS_OFF_P3) & ~BS_BUILDER_HASZERO);
+	bs_store32(c + BS_OFF_P3, bs_load32(c + BS_OFF_P3) & ~BS_AGG_STATE_HASZERO);
 	bs_store64(c + BS_OFF_N, 10);
 	st = bs_validate(c, len, BS_KIND_BLOOM_AGG_STATE, true, NULL, &err);
 	stq = bs_validate(c, len, BS_KIND_BLOOM_AGG_STATE, false, NULL, NULL);
@@ -2006,10 +2006,10 @@ test_agg_state_check(void)
 	CHECK(st == BS_ERR_FORMAT && strstr(err.msg, "256"), "a zero-hash count of 256 is BS_ERR_FORMAT (%s)", err.msg);
 
 	c = copy_state(s);
-	bs_store32(c + BS_OFF_P3, bs_load32(c + BS_OFF_P3) | BS_BUILDER_DENSE);
+	bs_store32(c + BS_OFF_P3, bs_load32(c + BS_OFF_P3) | BS_AGG_STATE_DENSE);
 	st = bs_validate(c, len, BS_KIND_BLOOM_AGG_STATE, true, NULL, &err);
 	snprintf(msg, sizeof(msg), "%s", err.msg);
-	bs_store32(c + BS_OFF_P3, (bs_load32(c + BS_OFF_P3) & ~BS_BUILDER_DENSE) | BS_BUILDER_FIXED);
+	bs_store32(c + BS_OFF_P3, (bs_load32(c + BS_OFF_P3) & ~BS_AGG_STATE_DENSE) | BS_AGG_STATE_FIXED);
 	stq = bs_validate(c, len, BS_KIND_BLOOM_AGG_STATE, true, NULL, &err);
 	CHECK(st == BS_ERR_FORMAT && stq == BS_ERR_FORMAT && strstr(msg, "exact phase"),
 		  "counting with the DENSE or FIXED flag is BS_ERR_FORMAT (%s)", msg);
@@ -2022,10 +2022,10 @@ test_agg_state_check(void)
 		bs_bloom_agg_state_new_auto(0.01, BS_FAMILY_INTEGER, 0, &alloc, &p, NULL);
 		p = sadd_all(p, h, 10, NULL);
 		plen = bs_bloom_agg_state_size(p);
-		bs_store32(p + BS_OFF_P3, bs_load32(p + BS_OFF_P3) | BS_BUILDER_COUNTED);
+		bs_store32(p + BS_OFF_P3, bs_load32(p + BS_OFF_P3) | BS_AGG_STATE_COUNTED);
 		st = bs_validate(p, plen, BS_KIND_BLOOM_AGG_STATE, true, NULL, &err);
 		c = copy_state(nz);
-		bs_store32(c + BS_OFF_P3, bs_load32(c + BS_OFF_P3) & ~BS_BUILDER_COUNTED);
+		bs_store32(c + BS_OFF_P3, bs_load32(c + BS_OFF_P3) & ~BS_AGG_STATE_COUNTED);
 		stq = bs_validate(c, bs_bloom_agg_state_size(nz), BS_KIND_BLOOM_AGG_STATE, true, NULL, NULL);
 		CHECK(st == BS_ERR_FORMAT && stq == BS_ERR_FORMAT,
 			  "a plain state relabelled counting (or the reverse) has the wrong payload length: BS_ERR_FORMAT (%s)", err.msg);
@@ -2176,7 +2176,7 @@ test_agg_state_fuzz(void)
 					if (x != 0 && !bs_cbloom_contains_hash(&cb, x))
 						bad_use++;
 				}
-				if ((bs_load32(c + BS_OFF_P3) & BS_BUILDER_HASZERO) && !bs_cbloom_contains_hash(&cb, 0))
+				if ((bs_load32(c + BS_OFF_P3) & BS_AGG_STATE_HASZERO) && !bs_cbloom_contains_hash(&cb, 0))
 					bad_use++;
 			}
 			s2 = copy_state(c);
@@ -2207,7 +2207,7 @@ static void
 test_agg_state_limit(void)
 {
 	unit_rng	r = {8400};
-	const size_t n = BS_BUILDER_EXACT_LIMIT + 1;
+	const size_t n = BS_AGG_STATE_EXACT_LIMIT + 1;
 	uint64_t   *h = unit_random_hashes(&r, n);
 	uint8_t    *s = new_counting(0.05, BS_FAMILY_INTEGER),
 			   *t,
@@ -2220,7 +2220,7 @@ test_agg_state_limit(void)
 
 	h[1000] = 0;
 	s = sadd_all(s, h, n - 1, &at);
-	CHECK(s != NULL && bs_load64(s + BS_OFF_N) == BS_BUILDER_EXACT_LIMIT &&
+	CHECK(s != NULL && bs_load64(s + BS_OFF_N) == BS_AGG_STATE_EXACT_LIMIT &&
 		  bs_validate(s, bs_bloom_agg_state_size(s), BS_KIND_BLOOM_AGG_STATE, true, NULL, NULL) == BS_OK,
 		  "a counting state takes 2^20 distinct hashes (the hash 0 among them), %" PRIu64 " slots, and validates",
 		  s ? bs_load64(s + BS_OFF_P1) : 0);
@@ -2234,7 +2234,7 @@ test_agg_state_limit(void)
 	t = s;
 	st = bs_bloom_agg_state_add(&t, h[n - 1], &alloc, &err);
 	CHECK(t == s && st == BS_ERR_LIMIT && strstr(err.msg, "1048576") && strstr(err.hint, "capacity") &&
-		  bs_load64(s + BS_OFF_N) == BS_BUILDER_EXACT_LIMIT && bs_load64(s + BS_OFF_P1) == slots,
+		  bs_load64(s + BS_OFF_N) == BS_AGG_STATE_EXACT_LIMIT && bs_load64(s + BS_OFF_P1) == slots,
 		  "the 2^20 + 1st distinct hash is BS_ERR_LIMIT naming the limit and a capacity, the state unchanged (%s %s)",
 		  err.msg, err.hint);
 	t = s;

@@ -140,9 +140,9 @@ make_samples(void)
 	keep_auto("state auto 100", 0.05, BS_FAMILY_TEXT, 100, false, &r);
 	keep_fixed("state fixed 100/0.01", 100, 0.01, BS_FAMILY_INTEGER, 50, &r);
 	keep_fixed("state fixed 3/0.3", 3, 0.3, BS_FAMILY_NONE, 0, &r);
-	/* a dense auto state: more than BS_BUILDER_EXACT_LIMIT distinct hashes, at a rate whose M is one fold unit */
+	/* a dense auto state: more than BS_AGG_STATE_EXACT_LIMIT distinct hashes, at a rate whose M is one fold unit */
 	dense_sample = nsamples;
-	keep_auto("state auto dense", 1 - 1e-10, BS_FAMILY_BYTEA, (int) BS_BUILDER_EXACT_LIMIT + 5, false, &r);
+	keep_auto("state auto dense", 1 - 1e-10, BS_FAMILY_BYTEA, (int) BS_AGG_STATE_EXACT_LIMIT + 5, false, &r);
 
 	first_cms_sample = nsamples;
 	keep_cms("cms 1 x 1 empty", 1, 1, BS_FAMILY_NONE, 0, 0, 1, &r);
@@ -305,10 +305,10 @@ test_validate_valid(void)
 
 		for (i = 0; i < nsamples; i++)
 			if (samples[i].kind == BS_KIND_BLOOM_AGG_STATE &&
-				(bs_load32(samples[i].buf + BS_OFF_P3) & (BS_BUILDER_DENSE | BS_BUILDER_FIXED)) == BS_BUILDER_DENSE)
+				(bs_load32(samples[i].buf + BS_OFF_P3) & (BS_AGG_STATE_DENSE | BS_AGG_STATE_FIXED)) == BS_AGG_STATE_DENSE)
 				dense = true;
 		CHECK(dense, "the samples include a dense auto-sized state (made by adding %" PRIu64 " hashes)",
-			  BS_BUILDER_EXACT_LIMIT + 5);
+			  BS_AGG_STATE_EXACT_LIMIT + 5);
 	}
 }
 
@@ -447,13 +447,13 @@ test_validate_rejects(void)
 		  "state with fpr 0, 1, NaN, -0.5 or 2^-65 is BS_ERR_FORMAT (%s)", err.msg);
 	CHECK(validate_with(st, BS_OFF_X, dbits(0.2), 8, true, &err) == BS_OK,
 		  "an exact state's fpr may be any valid rate (0.2)");
-	CHECK(validate_with(st, BS_OFF_P3, 0x8 | BS_BUILDER_HASZERO, 4, true, &err) == BS_ERR_FORMAT,
+	CHECK(validate_with(st, BS_OFF_P3, 0x8 | BS_AGG_STATE_HASZERO, 4, true, &err) == BS_ERR_FORMAT,
 		  "state with an unknown flag 0x8 is BS_ERR_FORMAT (%s)", err.msg);
-	CHECK(validate_with(st, BS_OFF_P3, BS_BUILDER_FIXED | BS_BUILDER_HASZERO, 4, true, &err) == BS_ERR_FORMAT,
+	CHECK(validate_with(st, BS_OFF_P3, BS_AGG_STATE_FIXED | BS_AGG_STATE_HASZERO, 4, true, &err) == BS_ERR_FORMAT,
 		  "a fixed state that is not dense is BS_ERR_FORMAT (%s)", err.msg);
 	CHECK(validate_with(st, BS_OFF_P1, 8, 8, true, &err) == BS_ERR_FORMAT &&
 		  validate_with(st, BS_OFF_P1, 24, 8, true, &err) == BS_ERR_FORMAT &&
-		  validate_with(st, BS_OFF_P1, BS_BUILDER_MAX_SLOTS * 2, 8, true, &err) == BS_ERR_FORMAT,
+		  validate_with(st, BS_OFF_P1, BS_AGG_STATE_MAX_SLOTS * 2, 8, true, &err) == BS_ERR_FORMAT,
 		  "state table of 8, 24 or 2^22 slots is BS_ERR_FORMAT (%s)", err.msg);
 	CHECK(validate_with(st, BS_OFF_P1, 32, 8, true, &err) == BS_ERR_FORMAT,
 		  "state table of 32 slots in 16 slots' bytes is BS_ERR_FORMAT (%s)", err.msg);
@@ -488,7 +488,7 @@ test_validate_rejects(void)
 	}
 	CHECK(validate_with(fx, BS_OFF_N, 0, 8, true, &err) == BS_ERR_FORMAT,
 		  "fixed state with capacity 0 is BS_ERR_FORMAT (%s)", err.msg);
-	CHECK(validate_with(fx, BS_OFF_P3, BS_BUILDER_DENSE | BS_BUILDER_FIXED | BS_BUILDER_HASZERO, 4, true, &err) == BS_ERR_FORMAT,
+	CHECK(validate_with(fx, BS_OFF_P3, BS_AGG_STATE_DENSE | BS_AGG_STATE_FIXED | BS_AGG_STATE_HASZERO, 4, true, &err) == BS_ERR_FORMAT,
 		  "dense state with HASZERO is BS_ERR_FORMAT");
 	CHECK(validate_with(fx, BS_OFF_P2, 0, 4, true, &err) == BS_ERR_FORMAT &&
 		  validate_with(fx, BS_OFF_P2, 65, 4, true, &err) == BS_ERR_FORMAT,
@@ -886,7 +886,7 @@ test_fuzz(void)
 				{
 					static const uint64_t edge[] = {0, 1, 2, 3, 4, 5, 7, 8, 9, 10, 15, 16, 17, 63, 64, 65, 255, 256,
 						272, 2719, (uint64_t) INT64_MAX, (UINT64_C(1) << 61) + 10,
-						BS_BUILDER_MAX_SLOTS, BS_BUILDER_EXACT_LIMIT, UINT64_MAX, UINT64_C(1) << 63,
+						BS_AGG_STATE_MAX_SLOTS, BS_AGG_STATE_EXACT_LIMIT, UINT64_MAX, UINT64_C(1) << 63,
 					UINT64_C(0x3ff0000000000000), UINT64_C(0x3f847ae147ae147b)};
 					static const int offs[] = {4, 5, 6, 7, BS_OFF_P1, BS_OFF_P2, BS_OFF_P3, BS_OFF_N, BS_OFF_X};
 					static const int width[] = {1, 1, 1, 1, 8, 4, 4, 8, 8};

@@ -1108,7 +1108,7 @@ holds_keys(int kind, uint8_t *buf, size_t len, const op *ops, int nops,
 		/* the filter the state finishes to */
 		bs_header_read(buf, &h);
 		bs_bloom_agg_state_result_shape(buf, &m, &k);
-		if (h.p3 & BS_BUILDER_COUNTED)
+		if (h.p3 & BS_AGG_STATE_COUNTED)
 		{
 			f = a->alloc(a->ctx, BS_HEADER_SIZE + (size_t) m);
 			bs_bloom_agg_state_finish_counting(buf, m, k, 8, f);
@@ -1248,7 +1248,7 @@ test_record(const record *r, int *kinds_seen)
 	kinds_seen[kind]++;
 	if (wantlen >= BS_HEADER_SIZE &&
 		((kind == BS_KIND_BLOOM && bs_load32(want + BS_OFF_P3) == BS_LAYOUT_BLOCKED) ||
-		 (kind == BS_KIND_BLOOM_AGG_STATE && (bs_load32(want + BS_OFF_P3) & BS_BUILDER_BLOCKED))))
+		 (kind == BS_KIND_BLOOM_AGG_STATE && (bs_load32(want + BS_OFF_P3) & BS_AGG_STATE_BLOCKED))))
 		blocked_seen[kind]++;
 	if (wantlen >= BS_HEADER_SIZE && kind == BS_KIND_BLOOM && bs_bloom_is_growable(want))
 	{

@@ -15,49 +15,74 @@
 #define CMS_DEFAULT_EPSILON 0.001
 #define CMS_DEFAULT_DELTA 0.01
 
-int64
-bs_positive_int64_arg(FunctionCallInfo fcinfo, int argno, const char *name)
+/* Argument argno as an int64 of at least min; else 22023 with msg (%s name, then the value). */
+static int64
+int64_arg_at_least(FunctionCallInfo fcinfo, int argno, int64 min, const char *name,
+				   const char *msg, const char *hint)
 {
 	int64		v = PG_GETARG_INT64(argno);
 
-	if (v < 1)
+	if (v < min)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s must be at least 1, got " INT64_FORMAT, name, v)));
+				 errmsg_internal(msg, name, v),
+				 hint ? errhint("%s", hint) : 0));
 	return v;
+}
+
+int64
+bs_positive_int64_arg(FunctionCallInfo fcinfo, int argno, const char *name)
+{
+	return int64_arg_at_least(fcinfo, argno, 1, name, "%s must be at least 1, got " INT64_FORMAT, NULL);
 }
 
 uint64_t
 bs_count_arg(FunctionCallInfo fcinfo, int argno, const char *what)
 {
-	int64		c = PG_GETARG_INT64(argno);
-
-	if (c < 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s must not be negative, got " INT64_FORMAT, what, c),
-				 errhint("Sketches only count up; to take rows out of a count-min sketch, subtract the sketch of those rows (cms_subtract).")));
-	return (uint64_t) c;
+	return (uint64_t) int64_arg_at_least(fcinfo, argno, 0, what, "%s must not be negative, got " INT64_FORMAT,
+										 "Sketches only count up; to take rows out of a count-min sketch, subtract the sketch of those rows (cms_subtract).");
 }
 
 /*
- * The two names are compared first, because bloom_agg reads its layout
- * argument on every row; anything else goes to the core's parser, which
- * gives the error.
+ * Whether argument argno is a constant at this call site: of the aggregate
+ * whose transition function this is, or of the function call.  (Not a
+ * parameter: PL/pgSQL keeps a call site across values of its variables.)
+ */
+static bool
+arg_is_constant(FunctionCallInfo fcinfo, int argno)
+{
+	Node	   *expr = fcinfo->flinfo->fn_expr;
+
+	if (AggCheckCallContext(fcinfo, NULL))
+	{
+		Aggref	   *aggref = AggGetAggref(fcinfo);
+
+		/* the transition function's argument 0 is the state */
+		return aggref != NULL && argno >= 1 && argno <= list_length(aggref->args) &&
+			IsA(((TargetEntry *) list_nth(aggref->args, argno - 1))->expr, Const);
+	}
+	return expr != NULL && IsA(expr, FuncExpr) && argno < list_length(((FuncExpr *) expr)->args) &&
+		IsA(list_nth(((FuncExpr *) expr)->args, argno), Const);
+}
+
+/*
+ * The layout named by argument argno, parsed once per call site when the
+ * argument is a constant (bloom_agg reads it on every row); the core's parser
+ * gives the error for an unknown name.
  */
 uint32_t
 bs_layout_arg(FunctionCallInfo fcinfo, int argno)
 {
-	text	   *t = PG_GETARG_TEXT_PP(argno);
-	const char *s = VARDATA_ANY(t);
-	size_t		len = VARSIZE_ANY_EXHDR(t);
+	bs_call_head *c = (bs_call_head *) fcinfo->flinfo->fn_extra;
+	text	   *t;
 	uint32_t	layout;
 
-	if (len == 7 && memcmp(s, "blocked", 7) == 0)
-		return BS_LAYOUT_BLOCKED;
-	if (len == 7 && memcmp(s, "classic", 7) == 0)
-		return BS_LAYOUT_CLASSIC;
-	BS_TRY(bs_layout_parse(s, len, &layout, BS_ERR), 0);
+	if (c != NULL && c->layout_ready)
+		return c->layout;
+	t = PG_GETARG_TEXT_PP(argno);
+	BS_TRY(bs_layout_parse(VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t), &layout, BS_ERR), 0);
+	if (arg_is_constant(fcinfo, argno))
+		bs_layout_remember(fcinfo, layout);
 	return layout;
 }
 

@@ -182,17 +182,12 @@ bloom_add_all(PG_FUNCTION_ARGS)
 static bool
 contains(FunctionCallInfo fcinfo, int sketch_arg, int key_arg)
 {
-	const bs_key_info *ki = bs_key_arg(fcinfo, key_arg);
 	bs_sketch_ref ref;
+	uint64_t	h = bs_lookup_hash(fcinfo, sketch_arg, key_arg, KIND, "bloom filter", &ref);
 	bs_bloom_value f;
-	uint64_t	h;
 	bool		found;
 
-	bs_sketch_arg_lookup(fcinfo, sketch_arg, KIND, &ref);
 	bs_bloom_value_view(ref.data, &f);
-	bs_check_family(f.family, ki, "bloom filter");
-	h = bs_key_hash(ki, PG_GETARG_DATUM(key_arg), f.seed);
-	bs_sketch_ref_probe(&ref, h);
 	found = bs_bloom_value_contains(&f, h);
 	bs_sketch_release(&ref);
 	return found;

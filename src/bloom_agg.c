@@ -218,33 +218,14 @@ warn_if_overfull(const uint8_t *state, uint8_t *filter)
 				 errhint("Pass a capacity for the group: bloom_agg(x, capacity, fpr).")));
 }
 
-/* Final: the filter, sized as bloom_agg_state.h says; the state is left as it is. */
-Datum
-bloom_agg_final(PG_FUNCTION_ARGS)
-{
-	bs_sketch_ref s;
-	uint64_t	m,
-				total;
-	uint32_t	k;
-	bytea	   *v;
-
-	bs_bloom_agg_state_arg(fcinfo, 0, &s);
-	bs_bloom_agg_state_result_shape(s.data, &m, &k);
-	BS_TRY(bs_bloom_size(m, &total, BS_ERR), 0);
-	v = bs_new_sketch((size_t) total);
-	bs_bloom_agg_state_finish(s.data, m, k, BS_DATA(v));
-	warn_if_overfull(s.data, BS_DATA(v));
-	bs_sketch_release(&s);
-	PG_RETURN_BYTEA_P(v);
-}
-
 /*
- * Final of cbloom_agg(value [, fpr]): a counting filter of 4-bit counters
- * with the shape bloom_agg_final would give the same state, each value
- * added as many times as it occurred.
+ * The final filter of a state, sized as bloom_agg_state.h says (the state is
+ * left as it is): a bloom filter, or for cbloom_agg(value [, fpr]) a counting
+ * filter of 4-bit counters of the same shape, each value added as many times
+ * as it occurred.
  */
-Datum
-cbloom_agg_final(PG_FUNCTION_ARGS)
+static bytea *
+final_filter(FunctionCallInfo fcinfo, bool counting)
 {
 	bs_sketch_ref s;
 	uint64_t	m,
@@ -253,14 +234,27 @@ cbloom_agg_final(PG_FUNCTION_ARGS)
 	bytea	   *v;
 
 	bs_bloom_agg_state_arg(fcinfo, 0, &s);
-	if (!bs_bloom_agg_state_is_counting(s.data))
+	if (counting && !bs_bloom_agg_state_is_counting(s.data))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("cbloom_agg_final needs a counting bloom_agg_state, made by cbloom_agg")));
 	bs_bloom_agg_state_result_shape(s.data, &m, &k);
-	BS_TRY(bs_cbloom_size(m, BS_CBLOOM_DEFAULT_BITS, &total, BS_ERR), 0);
+	if (counting)
+		BS_TRY(bs_cbloom_size(m, BS_CBLOOM_DEFAULT_BITS, &total, BS_ERR), 0);
+	else
+		BS_TRY(bs_bloom_size(m, &total, BS_ERR), 0);
 	v = bs_new_sketch((size_t) total);
-	bs_bloom_agg_state_finish_counting(s.data, m, k, BS_CBLOOM_DEFAULT_BITS, BS_DATA(v));
+	if (counting)
+		bs_bloom_agg_state_finish_counting(s.data, m, k, BS_CBLOOM_DEFAULT_BITS, BS_DATA(v));
+	else
+	{
+		bs_bloom_agg_state_finish(s.data, m, k, BS_DATA(v));
+		warn_if_overfull(s.data, BS_DATA(v));
+	}
 	bs_sketch_release(&s);
-	PG_RETURN_BYTEA_P(v);
+	return v;
 }
+
+BS_FUNCTION_OF(bloom_agg_final, PointerGetDatum(final_filter(fcinfo, false)))
+
+BS_FUNCTION_OF(cbloom_agg_final, PointerGetDatum(final_filter(fcinfo, true)))

@@ -52,6 +52,15 @@ bs_call_slot(FunctionCallInfo fcinfo, int argno, bs_slot_kind kind)
 }
 
 void
+bs_layout_remember(FunctionCallInfo fcinfo, uint32_t layout)
+{
+	bs_call_cache *c = get_cache(fcinfo);
+
+	c->head.layout = layout;
+	c->head.layout_ready = true;
+}
+
+void
 bs_memo_set(FunctionCallInfo fcinfo, uint64_t a, uint64_t b, uint64_t x, uint64_t y)
 {
 	bs_call_cache *c = get_cache(fcinfo);

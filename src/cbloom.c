@@ -112,17 +112,12 @@ BS_FUNCTION_OF(cbloom_remove, add_or_remove(fcinfo, false))
 static uint32_t
 lookup(FunctionCallInfo fcinfo, int sketch_arg, int key_arg, bool count)
 {
-	const bs_key_info *ki = bs_key_arg(fcinfo, key_arg);
 	bs_sketch_ref ref;
+	uint64_t	h = bs_lookup_hash(fcinfo, sketch_arg, key_arg, KIND, "counting bloom filter", &ref);
 	bs_cbloom	c;
-	uint64_t	h;
 	uint32_t	r;
 
-	bs_sketch_arg_lookup(fcinfo, sketch_arg, KIND, &ref);
 	bs_cbloom_view(ref.data, &c);
-	bs_check_family(c.family, ki, "counting bloom filter");
-	h = bs_key_hash(ki, PG_GETARG_DATUM(key_arg), c.seed);
-	bs_sketch_ref_probe(&ref, h);
 	r = count ? bs_cbloom_count_hash(&c, h) : bs_cbloom_contains_hash(&c, h);
 	bs_sketch_release(&ref);
 	return r;

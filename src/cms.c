@@ -104,24 +104,20 @@ cms_add(PG_FUNCTION_ARGS)
 Datum
 cms_frequency(PG_FUNCTION_ARGS)
 {
-	const bs_key_info *ki = bs_key_arg(fcinfo, 1);
 	bs_sketch_ref ref;
+	uint64_t	h = bs_lookup_hash(fcinfo, 0, 1, KIND, "count-min sketch", &ref);
 	bs_cms		c;
-	uint64_t	h,
-				f;
+	uint64_t	f;
 
-	bs_sketch_arg_lookup(fcinfo, 0, KIND, &ref);
 	bs_cms_view(ref.data, &c);
-	bs_check_family(c.family, ki, "count-min sketch");
-	h = bs_key_hash(ki, PG_GETARG_DATUM(1), c.seed);
-	bs_sketch_ref_probe(&ref, h);
 	f = bs_cms_frequency(&c, h);
 	bs_sketch_release(&ref);
 	PG_RETURN_INT64((int64) f);
 }
 
-Datum
-cms_total(PG_FUNCTION_ARGS)
+/* Argument 0's shape and total (its counters are not to be read: released). */
+static bs_cms
+cms_params_arg(FunctionCallInfo fcinfo)
 {
 	bs_sketch_ref ref;
 	bs_cms		c;
@@ -129,20 +125,22 @@ cms_total(PG_FUNCTION_ARGS)
 	bs_sketch_arg(fcinfo, 0, KIND, &ref);
 	bs_cms_view(ref.data, &c);
 	bs_sketch_release(&ref);
-	PG_RETURN_INT64((int64) c.total);
+	c.buf = NULL;
+	c.counters = NULL;
+	return c;
 }
 
-Datum
-cms_error_bound(PG_FUNCTION_ARGS)
+BS_FUNCTION_OF(cms_total, Int64GetDatum((int64) cms_params_arg(fcinfo).total))
+
+static double
+cms_error_bound_of(FunctionCallInfo fcinfo)
 {
-	bs_sketch_ref ref;
-	bs_cms		c;
+	bs_cms		c = cms_params_arg(fcinfo);
 
-	bs_sketch_arg(fcinfo, 0, KIND, &ref);
-	bs_cms_view(ref.data, &c);
-	bs_sketch_release(&ref);
-	PG_RETURN_FLOAT8(bs_cms_epsilon(c.width) * (double) c.total);
+	return bs_cms_epsilon(c.width) * (double) c.total;
 }
+
+BS_FUNCTION_OF(cms_error_bound, Float8GetDatum(cms_error_bound_of(fcinfo)))
 
 /* A new sketch: a copy of argument 0 with argument 1 added or subtracted by op. */
 static Datum

@@ -103,6 +103,16 @@ extern void bs_sketch_arg_lookup(FunctionCallInfo fcinfo, int argno, bs_kind kin
 								 bs_sketch_ref *ref);
 extern void bs_sketch_ref_probe(bs_sketch_ref *ref, uint64_t h);
 
+/*
+ * The start of every lookup of a key in a sketch (sketch_arg.c): sketch
+ * argument sketch_arg of kind read by bs_sketch_arg_lookup, the family of key
+ * argument key_arg checked against the sketch's (what names the sketch in the
+ * error), the key hashed with the sketch's seed and the bytes that hash reads
+ * fetched.  Returns the hash; the caller decodes ref->data and releases ref.
+ */
+extern uint64_t bs_lookup_hash(FunctionCallInfo fcinfo, int sketch_arg, int key_arg,
+							   bs_kind kind, const char *what, bs_sketch_ref *ref);
+
 /* What sketch_arg.c keeps per sketch argument in fn_extra. */
 typedef enum bs_slot_kind
 {
@@ -168,7 +178,8 @@ struct bs_key_info
 
 /*
  * What every function's fn_extra starts with (call_cache.c), read inline on
- * every row: the key of its value argument, once resolved, and a memo of one
+ * every row: the key of its value argument, once resolved, its layout
+ * argument when that is a constant, and a memo of one
  * pure function of two 64-bit inputs, so that a per-row function does not
  * recompute what its constant parameters imply (cms_agg's width and depth
  * from epsilon and delta).
@@ -177,6 +188,8 @@ typedef struct bs_call_head
 {
 	bool		key_ready;
 	bool		memo_ready;
+	bool		layout_ready;	/* a constant layout argument, parsed (args.c) */
+	uint32_t	layout;
 	bs_key_info key;
 	uint64_t	memo_in[2];
 	uint64_t	memo_out[2];
@@ -214,6 +227,9 @@ bs_memo_get(FunctionCallInfo fcinfo, uint64_t a, uint64_t b, uint64_t *x, uint64
 
 extern void bs_memo_set(FunctionCallInfo fcinfo, uint64_t a, uint64_t b,
 						uint64_t x, uint64_t y);
+
+/* Keep the parsed layout of a constant layout argument (args.c reads it back). */
+extern void bs_layout_remember(FunctionCallInfo fcinfo, uint32_t layout);
 
 /*
  * Fill ki for the value argument argno of this call, whose type the call's

@@ -350,6 +350,22 @@ full:
 	bs_sketch_arg(fcinfo, argno, kind, ref);
 }
 
+uint64_t
+bs_lookup_hash(FunctionCallInfo fcinfo, int sketch_arg, int key_arg, bs_kind kind,
+			   const char *what, bs_sketch_ref *ref)
+{
+	const bs_key_info *ki = bs_key_arg(fcinfo, key_arg);
+	bs_header	hd;
+	uint64_t	h;
+
+	bs_sketch_arg_lookup(fcinfo, sketch_arg, kind, ref);
+	bs_header_read(ref->data, &hd);
+	bs_check_family(hd.family, ki, what);
+	h = bs_key_hash(ki, PG_GETARG_DATUM(key_arg), hd.seed);
+	bs_sketch_ref_probe(ref, h);
+	return h;
+}
+
 void
 bs_sketch_ref_probe(bs_sketch_ref *ref, uint64_t h)
 {

@@ -23,14 +23,7 @@ void
 bs_bloom_init_layout(uint8_t *buf, uint64_t m, uint32_t k, uint32_t layout,
 					 uint8_t family, uint64_t seed)
 {
-	bs_header	h;
-
-	bs_header_init(&h, BS_KIND_BLOOM, family, seed);
-	h.p1 = m;
-	h.p2 = k;
-	h.p3 = layout;
-	bs_header_write(buf, &h);
-	memset(buf + BS_HEADER_SIZE, 0, bs_bloom_payload_bytes(m));
+	bs_sketch_init(buf, BS_KIND_BLOOM, family, seed, m, k, layout, bs_bloom_payload_bytes(m));
 }
 
 void
@@ -66,11 +59,9 @@ bs_bloom_check_mergeable(const bs_bloom *a, const bs_bloom *b, bs_error *err)
 		bs_error_hint(err, "Merge filters built with the same capacity and fpr, or the same bits and hashes. bloom_agg(x) without a capacity sizes each group's filter for that group alone; build filters you will merge with bloom_agg(x, capacity, fpr), the capacity fitting the merged set.");
 		return BS_ERR_SHAPE;
 	}
-	if (!bs_family_compatible(a->family, b->family))
-		return bs_fail(err, BS_ERR_FAMILY,
-					   "cannot merge a bloom filter of %s keys with a bloom filter of %s keys",
-					   bs_family_name(a->family), bs_family_name(b->family));
-	return BS_OK;
+	return bs_check_merge_families(a->family, b->family,
+								   "cannot merge a bloom filter of %s keys with a bloom filter of %s keys",
+								   err);
 }
 
 void

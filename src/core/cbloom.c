@@ -123,14 +123,7 @@ void
 bs_cbloom_init(uint8_t *buf, uint64_t m, uint32_t k, uint32_t bits,
 			   uint8_t family, uint64_t seed)
 {
-	bs_header	h;
-
-	bs_header_init(&h, BS_KIND_CBLOOM, family, seed);
-	h.p1 = m;
-	h.p2 = k;
-	h.p3 = bits;
-	bs_header_write(buf, &h);
-	memset(buf + BS_HEADER_SIZE, 0, payload_bytes(m, bits));
+	bs_sketch_init(buf, BS_KIND_CBLOOM, family, seed, m, k, bits, payload_bytes(m, bits));
 }
 
 void

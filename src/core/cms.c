@@ -92,13 +92,7 @@ void
 bs_cms_init(uint8_t *buf, uint64_t width, uint32_t depth, uint8_t family,
 			uint64_t seed)
 {
-	bs_header	h;
-
-	bs_header_init(&h, BS_KIND_CMS, family, seed);
-	h.p1 = width;
-	h.p2 = depth;
-	bs_header_write(buf, &h);
-	memset(buf + BS_HEADER_SIZE, 0, width * depth * 8);
+	bs_sketch_init(buf, BS_KIND_CMS, family, seed, width, depth, 0, width * depth * 8);
 }
 
 double
@@ -181,11 +175,9 @@ check_mergeable(const bs_cms *a, const bs_cms *b, bs_error *err)
 		bs_error_hint(err, "Combine sketches built with the same epsilon and delta, or the same width and depth.");
 		return BS_ERR_SHAPE;
 	}
-	if (!bs_family_compatible(a->family, b->family))
-		return bs_fail(err, BS_ERR_FAMILY,
-					   "cannot combine a count-min sketch of %s keys with one of %s keys",
-					   bs_family_name(a->family), bs_family_name(b->family));
-	return BS_OK;
+	return bs_check_merge_families(a->family, b->family,
+								   "cannot combine a count-min sketch of %s keys with one of %s keys",
+								   err);
 }
 
 bs_status

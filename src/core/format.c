@@ -26,6 +26,20 @@ bs_header_init(bs_header *h, bs_kind kind, uint8_t family, uint64_t seed)
 }
 
 void
+bs_sketch_init(uint8_t *buf, bs_kind kind, uint8_t family, uint64_t seed,
+			   uint64_t p1, uint32_t p2, uint32_t p3, uint64_t payload_bytes)
+{
+	bs_header	h;
+
+	bs_header_init(&h, kind, family, seed);
+	h.p1 = p1;
+	h.p2 = p2;
+	h.p3 = p3;
+	bs_header_write(buf, &h);
+	memset(buf + BS_HEADER_SIZE, 0, (size_t) payload_bytes);
+}
+
+void
 bs_header_write(uint8_t *buf, const bs_header *h)
 {
 	buf[0] = BS_MAGIC_0;
@@ -116,6 +130,14 @@ bool
 bs_family_compatible(uint8_t a, uint8_t b)
 {
 	return a == b || a == BS_FAMILY_NONE || b == BS_FAMILY_NONE;
+}
+
+bs_status
+bs_check_merge_families(uint8_t a, uint8_t b, const char *msg, bs_error *err)
+{
+	if (bs_family_compatible(a, b))
+		return BS_OK;
+	return bs_fail(err, BS_ERR_FAMILY, msg, bs_family_name(a), bs_family_name(b));
 }
 
 uint8_t

@@ -106,6 +106,13 @@ const char *bs_kind_name(int kind);
 void		bs_header_init(bs_header *h, bs_kind kind, uint8_t family, uint64_t seed);
 void		bs_header_write(uint8_t *buf, const bs_header *h);
 
+/*
+ * A new sketch in buf: the header of kind with these parameters (n and x
+ * zero), then payload_bytes zero bytes.  Every kind's init is this.
+ */
+void		bs_sketch_init(uint8_t *buf, bs_kind kind, uint8_t family, uint64_t seed,
+						   uint64_t p1, uint32_t p2, uint32_t p3, uint64_t payload_bytes);
+
 /* Decode a header without checking more than its length; for trusted bytes. */
 void		bs_header_read(const uint8_t *buf, bs_header *h);
 
@@ -121,6 +128,12 @@ bs_status	bs_validate(const uint8_t *buf, size_t len, bs_kind kind, bool deep,
 
 /* Family bookkeeping shared by all kinds: NONE joins with anything. */
 bool		bs_family_compatible(uint8_t a, uint8_t b);
+
+/*
+ * BS_ERR_FAMILY unless the key families a and b may be merged; msg is the
+ * error's text, with a %s for each family's name (a's first).
+ */
+bs_status	bs_check_merge_families(uint8_t a, uint8_t b, const char *msg, bs_error *err);
 uint8_t		bs_family_join(uint8_t a, uint8_t b);
 
 /* Overflow-checked total = HEADER + payload; BS_ERR_LIMIT past BS_MAX_SKETCH_BYTES. */

@@ -276,11 +276,9 @@ bs_growable_check_mergeable(const bs_growable *a, const bs_growable *b, bs_error
 					i, a->stage[i].m, a->stage[i].k, b->stage[i].m, b->stage[i].k);
 			return BS_ERR_SHAPE;
 		}
-	if (!bs_family_compatible(a->family, b->family))
-		return bs_fail(err, BS_ERR_FAMILY,
-					   "cannot merge a bloom filter of %s keys with a bloom filter of %s keys",
-					   bs_family_name(a->family), bs_family_name(b->family));
-	return BS_OK;
+	return bs_check_merge_families(a->family, b->family,
+								   "cannot merge a bloom filter of %s keys with a bloom filter of %s keys",
+								   err);
 }
 
 /*

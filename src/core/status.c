@@ -3,52 +3,40 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static void set_text(char *dst, size_t len, const char *fmt, va_list ap)
-			__attribute__((format(printf, 3, 0)));
-
-static void
-set_text(char *dst, size_t len, const char *fmt, va_list ap)
-{
-	vsnprintf(dst, len, fmt, ap);
-}
+/* Format the variadic arguments after fmt into err's field; nothing without err. */
+#define SET_FIELD(err, field, fmt) \
+	do { \
+		va_list		ap_; \
+		\
+		if ((err) == NULL) \
+			break; \
+		va_start(ap_, fmt); \
+		vsnprintf((err)->field, sizeof((err)->field), fmt, ap_); \
+		va_end(ap_); \
+	} while (0)
 
 bs_status
 bs_fail(bs_error *err, bs_status code, const char *fmt,...)
 {
-	va_list		ap;
-
-	if (err == NULL)
-		return code;
-	err->detail[0] = '\0';
-	err->hint[0] = '\0';
-	va_start(ap, fmt);
-	set_text(err->msg, sizeof(err->msg), fmt, ap);
-	va_end(ap);
+	if (err != NULL)
+	{
+		err->detail[0] = '\0';
+		err->hint[0] = '\0';
+	}
+	SET_FIELD(err, msg, fmt);
 	return code;
 }
 
 void
 bs_error_detail(bs_error *err, const char *fmt,...)
 {
-	va_list		ap;
-
-	if (err == NULL)
-		return;
-	va_start(ap, fmt);
-	set_text(err->detail, sizeof(err->detail), fmt, ap);
-	va_end(ap);
+	SET_FIELD(err, detail, fmt);
 }
 
 void
 bs_error_hint(bs_error *err, const char *fmt,...)
 {
-	va_list		ap;
-
-	if (err == NULL)
-		return;
-	va_start(ap, fmt);
-	set_text(err->hint, sizeof(err->hint), fmt, ap);
-	va_end(ap);
+	SET_FIELD(err, hint, fmt);
 }
 
 const char *

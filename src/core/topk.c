@@ -380,6 +380,24 @@ set_family(bs_topk_state *st, uint8_t family)
 }
 
 bs_status
+bs_topk_check_key(uint32_t len, uint8_t family, uint8_t sketch_family, bs_error *err)
+{
+	if (len > BS_TOPK_MAX_KEY)
+		return bs_fail(err, BS_ERR_LIMIT,
+					   "a topk value of %u bytes is longer than the %d bytes a tracked value may have",
+					   len, BS_TOPK_MAX_KEY);
+	if (family == BS_FAMILY_NONE || family > BS_FAMILY_MAX || !bs_family_key_length_fits(family, len))
+		return bs_fail(err, BS_ERR_PARAM,
+					   "a topk key of %u bytes is not a canonical %s key", len,
+					   bs_family_name(family));
+	if (!bs_family_compatible(sketch_family, family))
+		return bs_fail(err, BS_ERR_FAMILY,
+					   "cannot add a %s key to a topk sketch of %s keys",
+					   bs_family_name(family), bs_family_name(sketch_family));
+	return BS_OK;
+}
+
+bs_status
 bs_topk_state_add(bs_topk_state *st, uint64_t h, const uint8_t *key, uint32_t len,
 				  uint8_t family, uint64_t count, bs_error *err)
 {
@@ -389,18 +407,8 @@ bs_topk_state_add(bs_topk_state *st, uint64_t h, const uint8_t *key, uint32_t le
 	int			found;
 	bs_status	s;
 
-	if (len > BS_TOPK_MAX_KEY)
-		return bs_fail(err, BS_ERR_LIMIT,
-					   "a topk value of %u bytes is longer than the %d bytes a tracked value may have",
-					   len, BS_TOPK_MAX_KEY);
-	if (family == BS_FAMILY_NONE || family > BS_FAMILY_MAX || !bs_family_key_length_fits(family, len))
-		return bs_fail(err, BS_ERR_PARAM,
-					   "a topk key of %u bytes is not a canonical %s key", len,
-					   bs_family_name(family));
-	if (!bs_family_compatible(st->cms.family, family))
-		return bs_fail(err, BS_ERR_FAMILY,
-					   "cannot add a %s key to a topk sketch of %s keys",
-					   bs_family_name(family), bs_family_name(st->cms.family));
+	if ((s = bs_topk_check_key(len, family, st->cms.family, err)) != BS_OK)
+		return s;
 	if (count == 0)
 		return BS_OK;			/* nothing counted, nothing to hold */
 	pos = find(st, h, key, len, &found);
@@ -497,6 +505,15 @@ record_at(const view2 *v, uint32_t i, bs_topk_entry *e, const uint8_t **key)
 	e->hash = bs_hash_bytes(*key, e->key_len, v->cms.seed);
 }
 
+/* Record i of v, and where st holds (or would hold) its value (find). */
+static uint32_t
+find_record(const bs_topk_state *st, const view2 *v, uint32_t i, bs_topk_entry *e,
+			const uint8_t **key, int *found)
+{
+	record_at(v, i, e, key);
+	return find(st, e->hash, *key, e->key_len, found);
+}
+
 void
 bs_topk_state_load(bs_topk_state *st, const uint8_t *buf, size_t len,
 				   const bs_allocator *a)
@@ -522,10 +539,8 @@ bs_topk_state_load(bs_topk_state *st, const uint8_t *buf, size_t len,
 		bs_topk_entry e;
 		const uint8_t *key;
 		int			found;
-		uint32_t	pos;
+		uint32_t	pos = find_record(st, &v, i, &e, &key, &found);
 
-		record_at(&v, i, &e, &key);
-		pos = find(st, e.hash, key, e.key_len, &found);
 		if (found != 0)
 		{
 			/*
@@ -626,10 +641,8 @@ bs_topk_state_merge(bs_topk_state *st, const uint8_t *src, size_t srclen,
 		bs_topk_entry e;
 		const uint8_t *key;
 		int			found;
-		uint32_t	pos;
+		uint32_t	pos = find_record(st, &v, i, &e, &key, &found);
 
-		record_at(&v, i, &e, &key);
-		pos = find(st, e.hash, key, e.key_len, &found);
 		if (found == 1)
 		{
 			uint32_t	at = st->index[pos] - 1;

@@ -110,6 +110,14 @@ void		bs_topk_state_load(bs_topk_state *st, const uint8_t *buf, size_t len,
 							   const bs_allocator *a);
 
 /*
+ * Whether a topk sketch of sketch_family may count a canonical key of len
+ * bytes of family (both formats): short enough to track, canonical, and of
+ * the sketch's family (or the sketch has none yet).
+ */
+bs_status	bs_topk_check_key(uint32_t len, uint8_t family, uint8_t sketch_family,
+							  bs_error *err);
+
+/*
  * Add count for the value with hash h and canonical key bytes of family
  * (the sketch takes the family if it had none).  On error nothing changed.
  */

@@ -34,15 +34,8 @@ void
 bs_topk1_init(uint8_t *buf, uint64_t width, uint32_t depth, uint32_t k,
 			 uint64_t heap_cap, uint8_t family, uint64_t seed)
 {
-	bs_header	h;
-
-	bs_header_init(&h, BS_KIND_TOPK, family, seed);
-	h.p1 = width;
-	h.p2 = depth;
-	h.p3 = k;
-	bs_header_write(buf, &h);
-	memset(buf + BS_HEADER_SIZE, 0,
-		   counters_bytes(width, depth) + (uint64_t) 2 * k * BS_TOPK_SLOT + heap_cap);
+	bs_sketch_init(buf, BS_KIND_TOPK, family, seed, width, depth, k,
+				   counters_bytes(width, depth) + (uint64_t) 2 * k * BS_TOPK_SLOT + heap_cap);
 }
 
 void
@@ -138,18 +131,8 @@ bs_topk1_add(uint8_t **bufp, size_t *len, uint64_t h, const uint8_t *key,
 				target,
 				min_i = 0;
 
-	if (keylen > BS_TOPK_MAX_KEY)
-		return bs_fail(err, BS_ERR_LIMIT,
-					   "a topk value of %u bytes is longer than the %d bytes a tracked value may have",
-					   keylen, BS_TOPK_MAX_KEY);
-	if (family == BS_FAMILY_NONE || family > BS_FAMILY_MAX || !bs_family_key_length_fits(family, keylen))
-		return bs_fail(err, BS_ERR_PARAM,
-					   "a topk key of %u bytes is not a canonical %s key", keylen,
-					   bs_family_name(family));
-	if (!bs_family_compatible(buf[BS_OFF_FAMILY], family))
-		return bs_fail(err, BS_ERR_FAMILY,
-					   "cannot add a %s key to a topk sketch of %s keys",
-					   bs_family_name(family), bs_family_name(buf[BS_OFF_FAMILY]));
+	if ((st = bs_topk_check_key(keylen, family, buf[BS_OFF_FAMILY], err)) != BS_OK)
+		return st;
 	if (count == 0)
 		return BS_OK;			/* nothing counted, nothing to track */
 	bs_topk1_view(buf, *len, &t);

@@ -40,17 +40,17 @@ struct bs_bloom_agg_expanded
 	size_t		scratch_words;
 };
 
-static Size eo_get_flat_size(ExpandedObjectHeader *eohptr);
-static void eo_flatten_into(ExpandedObjectHeader *eohptr, void *result, Size allocated_size);
+static Size expanded_get_flat_size(ExpandedObjectHeader *eohptr);
+static void expanded_flatten_into(ExpandedObjectHeader *eohptr, void *result, Size allocated_size);
 
-static const ExpandedObjectMethods eo_methods = {
-	eo_get_flat_size,
-	eo_flatten_into
+static const ExpandedObjectMethods expanded_methods = {
+	expanded_get_flat_size,
+	expanded_flatten_into
 };
 
 /* New states of the object go into its own context. */
 static uint8_t *
-eo_alloc(void *ctx, size_t len)
+expanded_alloc(void *ctx, size_t len)
 {
 	bs_bloom_agg_expanded *expanded = (bs_bloom_agg_expanded *) ctx;
 	MemoryContext old = MemoryContextSwitchTo(expanded->hdr.eoh_context);
@@ -62,14 +62,14 @@ eo_alloc(void *ctx, size_t len)
 
 /* A state replaced in the middle of a batch: nothing else points to it. */
 static void
-eo_release(void *ctx, uint8_t *buf)
+expanded_release(void *ctx, uint8_t *buf)
 {
 	pfree(BS_VARLENA_OF(buf));
 }
 
 /* A buffer of at least words uint64s in the object's context, replacing *buf. */
 static void
-eo_reserve(bs_bloom_agg_expanded *expanded, uint64_t **buf, size_t *have, size_t words)
+expanded_reserve(bs_bloom_agg_expanded *expanded, uint64_t **buf, size_t *have, size_t words)
 {
 	if (*have >= words)
 		return;
@@ -83,15 +83,15 @@ eo_reserve(bs_bloom_agg_expanded *expanded, uint64_t **buf, size_t *have, size_t
 
 /* Add the batch to the state; the replaced state is freed at once. */
 static void
-eo_flush(bs_bloom_agg_expanded *expanded)
+expanded_flush(bs_bloom_agg_expanded *expanded)
 {
-	const bs_allocator a = {eo_alloc, expanded, eo_release};
+	const bs_allocator a = {expanded_alloc, expanded, expanded_release};
 	uint8_t    *s = expanded->state;
 	size_t		n = expanded->n;
 
 	if (n > 0)
 	{
-		eo_reserve(expanded, &expanded->scratch, &expanded->scratch_words,
+		expanded_reserve(expanded, &expanded->scratch, &expanded->scratch_words,
 				   bs_bloom_agg_state_batch_scratch(expanded->state, n));
 		expanded->n = 0;				/* the batch is spent, even on error */
 		BS_TRY(bs_bloom_agg_state_add_batch(&s, expanded->batch, n, expanded->scratch,
@@ -104,20 +104,20 @@ eo_flush(bs_bloom_agg_expanded *expanded)
 		}
 	}
 	/* the next batch's size suits the state as it is now */
-	eo_reserve(expanded, &expanded->batch, &expanded->cap, bs_bloom_agg_state_batch_hashes(expanded->state));
+	expanded_reserve(expanded, &expanded->batch, &expanded->cap, bs_bloom_agg_state_batch_hashes(expanded->state));
 }
 
 static Size
-eo_get_flat_size(ExpandedObjectHeader *eohptr)
+expanded_get_flat_size(ExpandedObjectHeader *eohptr)
 {
 	bs_bloom_agg_expanded *expanded = (bs_bloom_agg_expanded *) eohptr;
 
-	eo_flush(expanded);
+	expanded_flush(expanded);
 	return VARHDRSZ + bs_bloom_agg_state_size(expanded->state);
 }
 
 static void
-eo_flatten_into(ExpandedObjectHeader *eohptr, void *result, Size allocated_size)
+expanded_flatten_into(ExpandedObjectHeader *eohptr, void *result, Size allocated_size)
 {
 	bs_bloom_agg_expanded *expanded = (bs_bloom_agg_expanded *) eohptr;
 	Size		size = VARHDRSZ + bs_bloom_agg_state_size(expanded->state);
@@ -132,9 +132,9 @@ eo_flatten_into(ExpandedObjectHeader *eohptr, void *result, Size allocated_size)
 
 /* Our expanded state behind datum d, read-write or read-only, or NULL. */
 static bs_bloom_agg_expanded *
-eo_of(Datum d)
+expanded_of(Datum d)
 {
-	return (bs_bloom_agg_expanded *) bs_expanded_of(d, &eo_methods);
+	return (bs_bloom_agg_expanded *) bs_expanded_of(d, &expanded_methods);
 }
 
 bs_bloom_agg_expanded *
@@ -142,7 +142,7 @@ bs_bloom_agg_state_rw(FunctionCallInfo fcinfo, int argno)
 {
 	Datum		d = PG_GETARG_DATUM(argno);
 
-	return VARATT_IS_EXTERNAL_EXPANDED_RW(DatumGetPointer(d)) ? eo_of(d) : NULL;
+	return VARATT_IS_EXTERNAL_EXPANDED_RW(DatumGetPointer(d)) ? expanded_of(d) : NULL;
 }
 
 uint8_t *
@@ -156,7 +156,7 @@ bs_bloom_agg_state_append(bs_bloom_agg_expanded *expanded, uint64_t h)
 {
 	expanded->batch[expanded->n++] = h;
 	if (expanded->n >= expanded->cap)
-		eo_flush(expanded);
+		expanded_flush(expanded);
 }
 
 Datum
@@ -186,18 +186,18 @@ bs_bloom_agg_state_return(FunctionCallInfo fcinfo, uint8_t *s)
 	old = MemoryContextSwitchTo(cxt);
 	expanded = (bs_bloom_agg_expanded *) palloc0(sizeof(bs_bloom_agg_expanded));
 	size = bs_bloom_agg_state_size(s);
-	EOH_init_header(&expanded->hdr, &eo_methods, cxt);
+	EOH_init_header(&expanded->hdr, &expanded_methods, cxt);
 	expanded->state = BS_DATA(bs_new_sketch(size));
 	memcpy(expanded->state, s, size);
 	MemoryContextSwitchTo(old);
-	eo_flush(expanded);				/* makes the first batch */
+	expanded_flush(expanded);				/* makes the first batch */
 	return EOHPGetRWDatum(&expanded->hdr);
 }
 
 void
 bs_bloom_agg_state_arg(FunctionCallInfo fcinfo, int argno, bs_sketch_ref *ref)
 {
-	bs_bloom_agg_expanded *expanded = eo_of(PG_GETARG_DATUM(argno));
+	bs_bloom_agg_expanded *expanded = expanded_of(PG_GETARG_DATUM(argno));
 
 	if (expanded == NULL)
 	{
@@ -205,7 +205,7 @@ bs_bloom_agg_state_arg(FunctionCallInfo fcinfo, int argno, bs_sketch_ref *ref)
 		return;
 	}
 	/* Adding the batch keeps the value: it only moves hashes into the state. */
-	eo_flush(expanded);
+	expanded_flush(expanded);
 	ref->data = expanded->state;
 	ref->len = bs_bloom_agg_state_size(expanded->state);
 	ref->to_free = NULL;

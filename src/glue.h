@@ -370,7 +370,7 @@ typedef struct bs_topk_expanded bs_topk_expanded;
 extern bs_topk_expanded *bs_topk_state_rw(FunctionCallInfo fcinfo, int argno);
 /* Argument argno if it is our expanded state, read-write or read-only, else NULL. */
 extern bs_topk_expanded *bs_topk_state_of(FunctionCallInfo fcinfo, int argno);
-extern bs_topk_state *bs_topk_eo_state(bs_topk_expanded *expanded);
+extern bs_topk_state *bs_topk_expanded_state(bs_topk_expanded *expanded);
 /* A new empty state, or one holding a format-2 value, in the aggregate's memory. */
 extern bs_topk_expanded *bs_topk_state_new(FunctionCallInfo fcinfo, const bs_topk_params *p,
 									 uint8_t family);

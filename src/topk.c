@@ -148,7 +148,7 @@ agg_trans(FunctionCallInfo fcinfo, bool weighted)
 		}
 		else
 		{
-			const bs_topk_params *q = &bs_topk_eo_state(expanded)->params;
+			const bs_topk_params *q = &bs_topk_expanded_state(expanded)->params;
 
 			if (q->k != p.k || q->capacity != p.capacity || q->width != p.width ||
 				q->depth != p.depth)
@@ -159,7 +159,7 @@ agg_trans(FunctionCallInfo fcinfo, bool weighted)
 		bs_topk_state_set_args(expanded, k, eb, db);
 	}
 	if (!skip)
-		add_value(fcinfo, bs_topk_eo_state(expanded), ki, 1, count);
+		add_value(fcinfo, bs_topk_expanded_state(expanded), ki, 1, count);
 	PG_RETURN_DATUM(bs_topk_state_datum(expanded));
 }
 
@@ -212,7 +212,7 @@ topk_merge_trans(PG_FUNCTION_ARGS)
 	}
 	else
 		BS_TRY(bs_topk_check_same_format(BS_TOPK_FORMAT, format_of(b.data), BS_ERR), 0);
-	BS_TRY(bs_topk_state_merge(bs_topk_eo_state(expanded), b.data, b.len, BS_ERR), 0);
+	BS_TRY(bs_topk_state_merge(bs_topk_expanded_state(expanded), b.data, b.len, BS_ERR), 0);
 	bs_sketch_release(&b);
 	PG_RETURN_DATUM(bs_topk_state_datum(expanded));
 }
@@ -227,7 +227,7 @@ topk_final(PG_FUNCTION_ARGS)
 	size_t		len;
 
 	if (expanded != NULL)
-		PG_RETURN_BYTEA_P(BS_VARLENA_OF(bs_topk_state_write(bs_topk_eo_state(expanded), true,
+		PG_RETURN_BYTEA_P(BS_VARLENA_OF(bs_topk_state_write(bs_topk_expanded_state(expanded), true,
 															&bs_palloc_allocator, &len)));
 	bs_sketch_arg(fcinfo, 0, KIND, &s);
 	v = canonical(s.data, s.len);

@@ -31,29 +31,29 @@ struct bs_topk_expanded
 	uint64		delta_bits;
 };
 
-static Size eo_get_flat_size(ExpandedObjectHeader *eohptr);
-static void eo_flatten_into(ExpandedObjectHeader *eohptr, void *result, Size allocated_size);
+static Size expanded_get_flat_size(ExpandedObjectHeader *eohptr);
+static void expanded_flatten_into(ExpandedObjectHeader *eohptr, void *result, Size allocated_size);
 
-static const ExpandedObjectMethods eo_methods = {
-	eo_get_flat_size,
-	eo_flatten_into
+static const ExpandedObjectMethods expanded_methods = {
+	expanded_get_flat_size,
+	expanded_flatten_into
 };
 
 /* The core's arrays, in the object's own context (huge: a state can pass 1 GB of keys only past the limit). */
 static uint8_t *
-eo_alloc(void *ctx, size_t len)
+expanded_alloc(void *ctx, size_t len)
 {
 	return MemoryContextAllocExtended((MemoryContext) ctx, len, MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 }
 
 static void
-eo_release(void *ctx, uint8_t *buf)
+expanded_release(void *ctx, uint8_t *buf)
 {
 	pfree(buf);
 }
 
 static Size
-eo_get_flat_size(ExpandedObjectHeader *eohptr)
+expanded_get_flat_size(ExpandedObjectHeader *eohptr)
 {
 	bs_topk_expanded *expanded = (bs_topk_expanded *) eohptr;
 
@@ -67,11 +67,11 @@ eo_get_flat_size(ExpandedObjectHeader *eohptr)
  * buffer comes from the object's own.
  */
 static void
-eo_flatten_into(ExpandedObjectHeader *eohptr, void *result, Size allocated_size)
+expanded_flatten_into(ExpandedObjectHeader *eohptr, void *result, Size allocated_size)
 {
 	bs_topk_expanded *expanded = (bs_topk_expanded *) eohptr;
 	size_t		len = bs_topk_state_size(&expanded->st);
-	const bs_allocator scratch = {eo_alloc, expanded->hdr.eoh_context, eo_release};
+	const bs_allocator scratch = {expanded_alloc, expanded->hdr.eoh_context, expanded_release};
 
 	if (allocated_size != VARHDRSZ + len)
 		elog(ERROR, "topk state flattened into %zu bytes, needs %zu",
@@ -82,9 +82,9 @@ eo_flatten_into(ExpandedObjectHeader *eohptr, void *result, Size allocated_size)
 
 /* Our expanded state behind datum d, read-write or read-only, or NULL. */
 static bs_topk_expanded *
-eo_of(Datum d)
+expanded_of(Datum d)
 {
-	return (bs_topk_expanded *) bs_expanded_of(d, &eo_methods);
+	return (bs_topk_expanded *) bs_expanded_of(d, &expanded_methods);
 }
 
 bs_topk_expanded *
@@ -93,17 +93,17 @@ bs_topk_state_rw(FunctionCallInfo fcinfo, int argno)
 	Datum		d = PG_GETARG_DATUM(argno);
 
 	return !PG_ARGISNULL(argno) && VARATT_IS_EXTERNAL_EXPANDED_RW(DatumGetPointer(d))
-		? eo_of(d) : NULL;
+		? expanded_of(d) : NULL;
 }
 
 bs_topk_expanded *
 bs_topk_state_of(FunctionCallInfo fcinfo, int argno)
 {
-	return PG_ARGISNULL(argno) ? NULL : eo_of(PG_GETARG_DATUM(argno));
+	return PG_ARGISNULL(argno) ? NULL : expanded_of(PG_GETARG_DATUM(argno));
 }
 
 bs_topk_state *
-bs_topk_eo_state(bs_topk_expanded *expanded)
+bs_topk_expanded_state(bs_topk_expanded *expanded)
 {
 	return &expanded->st;
 }
@@ -114,7 +114,7 @@ bs_topk_eo_state(bs_topk_expanded *expanded)
  * with its group.
  */
 static bs_topk_expanded *
-eo_new(FunctionCallInfo fcinfo, bs_allocator *a)
+expanded_new(FunctionCallInfo fcinfo, bs_allocator *a)
 {
 	MemoryContext aggcontext,
 				cxt;
@@ -124,10 +124,10 @@ eo_new(FunctionCallInfo fcinfo, bs_allocator *a)
 		elog(ERROR, "topk state made outside an aggregate");
 	cxt = AllocSetContextCreate(aggcontext, "topk state", ALLOCSET_DEFAULT_SIZES);
 	expanded = (bs_topk_expanded *) MemoryContextAllocZero(cxt, sizeof(bs_topk_expanded));
-	EOH_init_header(&expanded->hdr, &eo_methods, cxt);
-	a->alloc = eo_alloc;
+	EOH_init_header(&expanded->hdr, &expanded_methods, cxt);
+	a->alloc = expanded_alloc;
 	a->ctx = cxt;
-	a->release = eo_release;
+	a->release = expanded_release;
 	return expanded;
 }
 
@@ -135,7 +135,7 @@ bs_topk_expanded *
 bs_topk_state_new(FunctionCallInfo fcinfo, const bs_topk_params *p, uint8_t family)
 {
 	bs_allocator a;
-	bs_topk_expanded *expanded = eo_new(fcinfo, &a);
+	bs_topk_expanded *expanded = expanded_new(fcinfo, &a);
 
 	BS_TRY(bs_topk_state_init(&expanded->st, p, family, BS_DEFAULT_SEED, &a, BS_ERR), 0);
 	return expanded;
@@ -145,7 +145,7 @@ bs_topk_expanded *
 bs_topk_state_load_value(FunctionCallInfo fcinfo, const uint8_t *data, size_t len)
 {
 	bs_allocator a;
-	bs_topk_expanded *expanded = eo_new(fcinfo, &a);
+	bs_topk_expanded *expanded = expanded_new(fcinfo, &a);
 
 	bs_topk_state_load(&expanded->st, data, len, &a);
 	return expanded;

@@ -194,7 +194,7 @@ stage_regress_alone() {
 stage_docs() {
 	local rc=0
 	bs_run "$BS_STAGE_LOG" "$(bs_time_left)" /usr/bin/python3 "$BS_ROOT/test/docs/check_examples.py" \
-		"$BS_ROOT"/doc/*.md || rc=$?
+		"$BS_ROOT"/README.md "$BS_ROOT"/doc/*.md || rc=$?
 	bs_stage_counts docs
 	return "$rc"
 }

@@ -65,14 +65,20 @@ SELECT count(DISTINCT proargtypes[0]) AS key_types,
        count(*) FILTER (WHERE EXISTS (SELECT 1 FROM unnest(proargtypes::oid[]) t
                                       JOIN pg_type ty ON ty.oid = t WHERE ty.typtype = 'p')) AS polymorphic
 FROM cat_aggs WHERE proname = 'bloom_agg';
--- Every function of the extension is IMMUTABLE and PARALLEL SAFE; the ones
--- that are not STRICT handle NULLs themselves.
+-- Every function of the extension is PARALLEL SAFE, and IMMUTABLE but the
+-- planner's selectivity estimator, which reads the statistics (STABLE, as
+-- PostgreSQL's own estimators); the ones that are not STRICT handle NULLs
+-- themselves.
 SELECT count(*) AS functions,
        count(*) FILTER (WHERE p.provolatile = 'i') AS immutable,
        count(*) FILTER (WHERE p.proparallel = 's') AS parallel_safe
 FROM pg_proc p JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'
   AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'bloomsketch')
 WHERE p.prokind = 'f';
+SELECT p.oid::regprocedure AS not_immutable, p.provolatile
+FROM pg_proc p JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'
+  AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'bloomsketch')
+WHERE p.prokind = 'f' AND p.provolatile <> 'i' ORDER BY p.oid::regprocedure::text COLLATE "C";
 SELECT p.oid::regprocedure AS not_strict
 FROM pg_proc p JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'
   AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'bloomsketch')

@@ -102,3 +102,19 @@ COMMENT ON AGGREGATE topk_agg_weighted(timestamptz, bigint, integer, double prec
 
 -- What the stages bound is the expected rate: one filter's measured rate scatters around it.
 COMMENT ON FUNCTION bloom_empty(bigint, double precision, integer, text) IS 'empty growable filter (a scalable Bloom filter): a first stage for capacity values at rate fpr/2; each time the last stage is full, bloom_add opens a stage for growth times as many values at half the rate, so the expected false-positive rate stays below fpr for any number of values (one filter''s own rate scatters a few percent around its expectation)';
+
+-- Row estimates of the membership operators (doc/reference.md, "Row estimates of @> and <@"): a
+-- filter that is a constant at plan time is looked up with the column's most common values, and
+-- its cardinality and false-positive rate stand for the rest; before, the planner assumed half the
+-- rows matched.  The operators keep PostgreSQL's default join selectivity.
+CREATE FUNCTION bloomsketch_contsel(internal, oid, internal, integer) RETURNS double precision
+  AS 'MODULE_PATHNAME' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloomsketch_contsel(internal, oid, internal, integer) IS 'restriction selectivity estimator of the @> and <@ operators of bloom and cbloom: for a constant filter and a column with statistics, the frequencies of the most common values the filter contains, plus the other rows in proportion to the filter''s cardinality and false-positive rate';
+ALTER OPERATOR @> (bloom, anyelement) SET (RESTRICT = bloomsketch_contsel);
+ALTER OPERATOR <@ (anyelement, bloom) SET (RESTRICT = bloomsketch_contsel);
+ALTER OPERATOR @> (bloom, text) SET (RESTRICT = bloomsketch_contsel);
+ALTER OPERATOR <@ (text, bloom) SET (RESTRICT = bloomsketch_contsel);
+ALTER OPERATOR @> (cbloom, anyelement) SET (RESTRICT = bloomsketch_contsel);
+ALTER OPERATOR <@ (anyelement, cbloom) SET (RESTRICT = bloomsketch_contsel);
+ALTER OPERATOR @> (cbloom, text) SET (RESTRICT = bloomsketch_contsel);
+ALTER OPERATOR <@ (text, cbloom) SET (RESTRICT = bloomsketch_contsel);

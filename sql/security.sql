@@ -72,16 +72,18 @@ ALTER EXTENSION bloomsketch ADD FUNCTION sketches.security_probe(trap.text);
 SELECT * FROM foreign_dependencies ORDER BY 1, 2;
 ALTER EXTENSION bloomsketch DROP FUNCTION sketches.security_probe(trap.text);
 DROP FUNCTION sketches.security_probe(trap.text);
--- The operators' estimators are pg_catalog's.
+-- The operators' estimators are pg_catalog's, or a member of the extension
+-- (bloomsketch_contsel, of @> and <@).
 SELECT DISTINCT oprrest::regproc::text AS restrict, oprjoin::regproc::text AS "join"
 FROM pg_operator
 WHERE oid IN (SELECT objid FROM members WHERE classid = 'pg_operator'::regclass) AND oprrest <> 0
 ORDER BY 1;
 SELECT o.oprrest = 'pg_catalog.eqsel'::regproc OR o.oprrest = 'pg_catalog.neqsel'::regproc AS catalog_estimators,
+       o.oprrest IN (SELECT objid FROM members WHERE classid = 'pg_proc'::regclass) AS member_estimators,
        count(*)
 FROM pg_operator o
 WHERE o.oid IN (SELECT objid FROM members WHERE classid = 'pg_operator'::regclass) AND o.oprrest <> 0
-GROUP BY 1;
+GROUP BY 1, 2 ORDER BY 1, 2;
 
 -- Nothing runs with its owner's rights or changes settings: no SECURITY
 -- DEFINER, no SET clauses, no SQL or PL bodies at all (every function is C).

@@ -239,6 +239,8 @@ extern void bs_key_info_of_arg(FunctionCallInfo fcinfo, int argno, bs_key_info *
 
 /* Fill ki for a key of SQL type typid (a domain counts as its base type). */
 extern void bs_key_info_init(bs_key_info *ki, Oid typid);
+/* The same without the error: false, and ki untouched, for a type that is not a key type. */
+extern bool bs_key_info_find(bs_key_info *ki, Oid typid);
 
 /* The canonical key bytes of a non-NULL value (doc/hashing.md). */
 struct bs_key_bytes

@@ -351,11 +351,10 @@ hash_canonical(const bs_key_info *ki, Datum value, uint64_t seed)
 	return h;
 }
 
-void
-bs_key_info_init(bs_key_info *ki, Oid typid)
+bool
+bs_key_info_find(bs_key_info *ki, Oid typid)
 {
 	Oid			base = getBaseType(typid);
-	StringInfoData names;
 	size_t		i;
 
 	for (i = 0; i < N_KEY_TYPES; i++)
@@ -365,8 +364,19 @@ bs_key_info_init(bs_key_info *ki, Oid typid)
 			ki->family = key_types[i].family;
 			ki->canonical = key_types[i].canonical;
 			ki->hash = key_types[i].hash ? key_types[i].hash : hash_canonical;
-			return;
+			return true;
 		}
+	return false;
+}
+
+void
+bs_key_info_init(bs_key_info *ki, Oid typid)
+{
+	StringInfoData names;
+	size_t		i;
+
+	if (bs_key_info_find(ki, typid))
+		return;
 	initStringInfo(&names);
 	for (i = 0; i < N_KEY_TYPES; i++)
 		if (key_types[i].name)

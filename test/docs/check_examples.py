@@ -111,8 +111,9 @@ def same(expected, actual):
 
 
 # Every object of the extension, as (kind, name, what an example must contain).  Functions that
-# implement a type's I/O, an aggregate's steps, a hash operator class, a cast or an operator are
-# covered by the example of their type, aggregate, cast or operator.
+# implement a type's I/O, an aggregate's steps, a hash operator class, a cast or an operator (its
+# function, or its selectivity estimators) are covered by the example of their type, aggregate,
+# cast or operator.
 CATALOG_SQL = r"""
 WITH members AS (
   SELECT d.classid, d.objid FROM pg_depend d JOIN pg_extension e ON e.oid = d.refobjid
@@ -123,7 +124,9 @@ support AS (
   FROM pg_aggregate
   UNION SELECT amproc FROM pg_amproc
   UNION SELECT castfunc FROM pg_cast
-  UNION SELECT oprcode FROM pg_operator)
+  UNION SELECT oprcode FROM pg_operator
+  UNION SELECT oprrest FROM pg_operator
+  UNION SELECT oprjoin FROM pg_operator)
 SELECT 'type', t.typname, t.typname FROM members m JOIN pg_type t ON t.oid = m.objid
   WHERE m.classid = 'pg_type'::regclass AND t.typtype <> 'p' AND t.typname NOT LIKE '\_%'
 UNION

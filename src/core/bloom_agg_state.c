@@ -100,13 +100,6 @@ write_header(uint8_t *s, uint8_t family, uint64_t seed, uint64_t p1,
 }
 
 static inline void
-set_size(uint8_t *s, agg_state_view *v, uint64_t size)
-{
-	v->size = size;
-	bs_store64(s + BS_OFF_P1, size);
-}
-
-static inline void
 set_zero_count(uint8_t *s, agg_state_view *v, uint32_t count)
 {
 	v->k = v->zero_count = count;
@@ -406,9 +399,9 @@ grow(const uint8_t *s, const bs_allocator *a)
 	uint64_t	slots = e.size * 2;
 	uint8_t    *g = a->alloc(a->ctx, BS_HEADER_SIZE + slots * slot_bytes(e.counting));
 
-	memcpy(g, s, BS_HEADER_SIZE);
+	/* s's header but for the slots: a valid state's other bytes are those write_header gives */
+	write_header(g, e.family, e.seed, slots, e.zero_count, e.flags, e.n, e.fpr);
 	FOR_EACH_ENTRY(s, e, h, c, if (h != 0) table_put(g, slots, e.counting, h, c));
-	set_size(g, &e, slots);
 	return g;
 }
 

@@ -1,11 +1,13 @@
 /*
  * bits.h: bit arrays as the Bloom filters store them: bit j is bit (j mod 8)
- * of byte j / 8 (doc/format.md), and the bytes they take; counting set bits.
+ * of byte j / 8 (doc/format.md), and the bytes they take; counting set bits;
+ * sorting bit positions (or hashes) by their top bits.
  * The lowest layer of the Bloom filter (doc/architecture.md, section 2).
  */
 #ifndef BS_BITS_H
 #define BS_BITS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* Bytes of m bits: ceil(m / 8). */
@@ -17,6 +19,16 @@ bs_bloom_payload_bytes(uint64_t m)
 
 /* Set bits in bytes[0 .. nbytes). */
 uint64_t	bs_popcount(const uint8_t *bytes, uint64_t nbytes);
+
+/* The bits bs_radix_sort22 sorts by. */
+#define BS_RADIX_SORT_BITS 22
+
+/*
+ * Sort v[0..n) by bits [shift, shift + 22) of each value, using tmp[0..n):
+ * LSD radix, two 11-bit digits, so that a batch of positions (or of hashes)
+ * can be written in address order.
+ */
+void		bs_radix_sort22(uint64_t *v, uint64_t *tmp, size_t n, unsigned shift);
 
 /* Index of the lowest set bit of w != 0. */
 static inline unsigned

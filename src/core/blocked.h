@@ -31,6 +31,7 @@
 #define BS_BLOCKED_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "hash.h"
@@ -130,5 +131,25 @@ double		bs_blocked_fpr_from_fill(const uint8_t *bits, uint64_t m, uint32_t k);
 
 /* Fold m bits onto m / f bits (f divides m / 512): block b goes to b / f. */
 void		bs_blocked_fold(const uint8_t *src, uint64_t m, uint64_t f, uint8_t *dst);
+
+/*
+ * A foldable blocked filter (bloom_agg's dense phase, bloom_agg_state.h):
+ * bs_blocked_optimal's shape for n keys at rate p, its block count rounded
+ * up to a multiple of BS_BLOCKED_FOLD_BASE = 2^7 3^4, so that it folds onto
+ * m / f bits for every f = 2^i 3^j, i <= 7, j <= 4.
+ */
+#define BS_BLOCKED_FOLD_TWOS 7
+#define BS_BLOCKED_FOLD_THREES 4
+#define BS_BLOCKED_FOLD_BASE (UINT64_C(128) * 81)	/* in blocks */
+void		bs_blocked_foldable(double n, double p, uint64_t *m, uint32_t *k);
+
+/*
+ * Add h[0..n), each key's block asked for a few keys early (one line per
+ * key: prefetching keeps several misses in flight).  Worth it from about
+ * BS_BLOCKED_BATCH_MIN_BYTES of filter (bloom_agg_state.h).
+ */
+#define BS_BLOCKED_BATCH_MIN_BYTES (256 * 1024)
+void		bs_blocked_add_prefetched(uint8_t *bits, uint64_t m, uint32_t k,
+									  const uint64_t *h, size_t n);
 
 #endif

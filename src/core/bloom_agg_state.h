@@ -56,6 +56,7 @@
 
 #include "alloc.h"
 #include "format.h"
+#include "layout.h"
 #include "status.h"
 
 #define BS_AGG_STATE_DENSE 0x1u
@@ -70,8 +71,7 @@
 #define BS_AGG_STATE_EXACT_LIMIT (UINT64_C(1) << 20)
 #define BS_AGG_STATE_MAX_SLOTS (UINT64_C(1) << 21)
 #define BS_AGG_STATE_DENSE_FACTOR 16
-#define BS_FOLD_BASE (UINT64_C(1024) * 729)
-#define BS_BLOCKED_FOLD_BASE (UINT64_C(128) * 81)	/* in blocks */
+/* The dense phase's fold bases: BS_FOLD_BASE (classic.h), BS_BLOCKED_FOLD_BASE (blocked.h). */
 
 /* Total byte length of a (trusted) state. */
 size_t		bs_bloom_agg_state_size(const uint8_t *state);

@@ -184,3 +184,70 @@ bs_bloom_fold(const uint8_t *src, uint64_t M, uint64_t f, uint8_t *dst)
 		}
 	}
 }
+
+uint32_t
+bs_bloom_foldable_hashes(double p)
+{
+	double		k = round(-log2(p));
+
+	if (k < 1)
+		k = 1;
+	if (k > BS_BLOOM_MAX_HASHES)
+		k = BS_BLOOM_MAX_HASHES;
+	return (uint32_t) k;
+}
+
+uint64_t
+bs_bloom_foldable_bits(double n, double p, uint32_t k)
+{
+	double		need = ceil(-(double) k * n / log1p(-pow(p, 1.0 / k)));
+	double		units = ceil(need / (double) BS_FOLD_BASE);
+
+	return (uint64_t) units * BS_FOLD_BASE;
+}
+
+/* Number of significant bits of x (0 for 0). */
+static unsigned
+bit_length(uint64_t x)
+{
+	unsigned	b = 0;
+
+	while (x != 0)
+	{
+		b++;
+		x >>= 1;
+	}
+	return b;
+}
+
+void
+bs_bloom_add_sorted(uint8_t *bits, uint64_t m, uint32_t k, const uint64_t *h, size_t n,
+					uint64_t *scratch, size_t scratch_words)
+{
+	size_t		chunk = scratch_words / 2 / k,
+				i = 0;
+	unsigned	len = bit_length(m - 1),
+				shift = len > BS_RADIX_SORT_BITS ? len - BS_RADIX_SORT_BITS : 0;
+
+	if (chunk == 0)
+	{
+		for (; i < n; i++)
+			bs_bloom_add_hash(bits, m, k, h[i]);
+		return;
+	}
+	while (i < n)
+	{
+		size_t		c = n - i < chunk ? n - i : chunk,
+					np = 0,
+					j;
+		uint32_t	p;
+
+		for (j = 0; j < c; j++)
+			for (p = 0; p < k; p++)
+				scratch[np++] = bs_probe(h[i + j], p, m);
+		bs_radix_sort22(scratch, scratch + np, np, shift);
+		for (j = 0; j < np; j++)
+			bits[scratch[j] >> 3] |= (uint8_t) (1u << (scratch[j] & 7));
+		i += c;
+	}
+}

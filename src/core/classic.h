@@ -9,6 +9,7 @@
 #define BS_CLASSIC_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "bits.h"
@@ -80,5 +81,28 @@ double		bs_bloom_fpr_from_fill(uint64_t m, uint32_t k, uint64_t bits_set);
 
 /* Fold a classic filter of M bits onto M/f bits (f divides M): bit j goes to j/f. */
 void		bs_bloom_fold(const uint8_t *src, uint64_t M, uint64_t f, uint8_t *dst);
+
+/*
+ * A foldable classic filter (bloom_agg's dense phase, bloom_agg_state.h):
+ * M a multiple of BS_FOLD_BASE = 2^10 3^6 bits, so that it folds onto M / f
+ * bits for every f = 2^i 3^j, i <= 10, j <= 6.  Its k = round(log2(1/p))
+ * (1 to 64), and its M the fewest such bits that hold n keys at rate p with
+ * that k.
+ */
+#define BS_FOLD_TWOS 10
+#define BS_FOLD_THREES 6
+#define BS_FOLD_BASE (UINT64_C(1024) * 729)
+uint32_t	bs_bloom_foldable_hashes(double p);
+uint64_t	bs_bloom_foldable_bits(double n, double p, uint32_t k);
+
+/*
+ * Set the k bits of each of h[0..n) in address order: the positions of up
+ * to scratch_words / 2 of them at once are sorted by their top bits first
+ * (hash by hash without scratch).  Worth it from about
+ * BS_BLOOM_BATCH_MIN_BYTES of filter (bloom_agg_state.h).
+ */
+#define BS_BLOOM_BATCH_MIN_BYTES (2 * 1024 * 1024)
+void		bs_bloom_add_sorted(uint8_t *bits, uint64_t m, uint32_t k, const uint64_t *h,
+								size_t n, uint64_t *scratch, size_t scratch_words);
 
 #endif

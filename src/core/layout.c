@@ -158,3 +158,60 @@ bs_layout_probe_ranges(uint32_t layout, uint64_t m, uint32_t k, uint64_t h,
 	}
 	return i;
 }
+
+void
+bs_layout_foldable_shape(uint32_t layout, double n, double p, uint64_t *m, uint32_t *k)
+{
+	if (layout == BS_LAYOUT_BLOCKED)
+		bs_blocked_foldable(n, p, m, k);
+	else
+	{
+		*k = bs_bloom_foldable_hashes(p);
+		*m = bs_bloom_foldable_bits(n, p, *k);
+	}
+}
+
+void
+bs_layout_fold_base(uint32_t layout, int *twos, int *threes)
+{
+	if (layout == BS_LAYOUT_BLOCKED)
+	{
+		*twos = BS_BLOCKED_FOLD_TWOS;
+		*threes = BS_BLOCKED_FOLD_THREES;
+	}
+	else
+	{
+		*twos = BS_FOLD_TWOS;
+		*threes = BS_FOLD_THREES;
+	}
+}
+
+bool
+bs_layout_sizing_is_search(uint32_t layout)
+{
+	return layout == BS_LAYOUT_BLOCKED;
+}
+
+uint32_t
+bs_layout_positions_per_key(uint32_t layout, uint32_t k)
+{
+	return layout == BS_LAYOUT_BLOCKED ? 1 : k;
+}
+
+size_t
+bs_layout_batch_min_bytes(uint32_t layout)
+{
+	if (layout == BS_LAYOUT_BLOCKED)
+		return BS_BLOCKED_BATCH_MIN_BYTES;
+	return BS_BLOOM_BATCH_MIN_BYTES;
+}
+
+void
+bs_layout_add_batch(uint32_t layout, uint8_t *bits, uint64_t m, uint32_t k,
+					const uint64_t *h, size_t n, uint64_t *scratch, size_t scratch_words)
+{
+	if (layout == BS_LAYOUT_BLOCKED)
+		bs_blocked_add_prefetched(bits, m, k, h, n);
+	else
+		bs_bloom_add_sorted(bits, m, k, h, n, scratch, scratch_words);
+}

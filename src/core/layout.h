@@ -98,4 +98,35 @@ size_t		bs_layout_probe_ranges(uint32_t layout, uint64_t m, uint32_t k, uint64_t
 void		bs_layout_fold(uint32_t layout, const uint8_t *src, uint64_t m, uint64_t f,
 						   uint8_t *dst);
 
+/*
+ * A foldable filter of the layout for n keys at rate p (bloom_agg's dense
+ * phase): its size in bits (classic) or blocks (blocked) is a multiple of
+ * the layout's fold base 2^twos 3^threes, so bs_layout_fold folds it onto
+ * m / f bits for every f = 2^i 3^j, i <= twos, j <= threes.
+ */
+/* the most factors 2^i 3^j of any layout's fold base: classic's */
+#define BS_LAYOUT_MAX_FOLD_FACTORS ((BS_FOLD_TWOS + 1) * (BS_FOLD_THREES + 1))
+void		bs_layout_foldable_shape(uint32_t layout, double n, double p, uint64_t *m,
+									 uint32_t *k);
+void		bs_layout_fold_base(uint32_t layout, int *twos, int *threes);
+
+/*
+ * Whether sizing a filter of the layout (bs_bloom_shape_for,
+ * bs_layout_foldable_shape) is a search, hundreds of microseconds (blocked),
+ * rather than a formula (classic): too slow to redo on every call.
+ */
+bool		bs_layout_sizing_is_search(uint32_t layout);
+
+/*
+ * Batches of hashes into a large filter (bloom_agg_state.h): the places an
+ * insert writes (k bit positions, or one block), the filter bytes from which
+ * batches pay, and the batch insert itself, with scratch_words of scratch
+ * (2 per position of the keys it sorts at once; none for blocked).
+ */
+uint32_t	bs_layout_positions_per_key(uint32_t layout, uint32_t k);
+size_t		bs_layout_batch_min_bytes(uint32_t layout);
+void		bs_layout_add_batch(uint32_t layout, uint8_t *bits, uint64_t m, uint32_t k,
+								const uint64_t *h, size_t n, uint64_t *scratch,
+								size_t scratch_words);
+
 #endif

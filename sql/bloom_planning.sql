@@ -47,7 +47,7 @@ FROM (VALUES (2), (10), (96), (959), (9586), (1000000)) a(m),
 WHERE k * n < 700 * m;  -- float8 exp() would underflow past that
 -- Edge values: no keys, 1 bit.
 SELECT bloom_fpr_estimate(100, 0, 3) AS no_keys, round(bloom_fpr_estimate(1, 1, 1)::numeric, 6) AS one_bit;
--- Table 3 of Fan et al. 2000, "Summary Cache" (doc/references.md): false-positive rates for
+-- Table 3 of Fan et al. 2000, "Summary Cache" (doc/bibliography.md): false-positive rates for
 -- m/n and k, reproduced to 3 significant digits (m = 1000 m/n, n = 1000).
 SELECT m_n, k, table3,
        round(e::numeric, 2 - floor(log(e::numeric))::integer) AS estimate_3_digits,

@@ -239,7 +239,7 @@ slot_hits(VariableStatData *vardata, int stakind, bool numbered, const bs_filter
 
 /*
  * The 95% Wilson score interval of a proportion seen hits times in n draws
- * (Wilson 1927, doc/references.md).
+ * (Wilson 1927, doc/bibliography.md).
  */
 #define BS_WILSON_Z 1.96
 

@@ -1,6 +1,6 @@
 /*
  * blocked.h: the cache-blocked layout of a Bloom filter (Putze, Sanders and
- * Singler 2007; doc/references.md), header p3 = BS_LAYOUT_BLOCKED.
+ * Singler 2007; doc/bibliography.md), header p3 = BS_LAYOUT_BLOCKED.
  *
  * The m bits are B = m / 512 blocks of 512 bits, one 64-byte cache line
  * each.  A key with hash h sets its k bits inside one block:

@@ -1,5 +1,5 @@
 /*
- * bloom.h: a fixed Bloom filter (Bloom 1970; Fan et al. 2000; doc/references.md),
+ * bloom.h: a fixed Bloom filter (Bloom 1970; Fan et al. 2000; doc/bibliography.md),
  * one array of bits in one of the layouts of layout.h.
  *
  * Layout: header with p1 = m (bits), p2 = k (hashes), p3 = layout, n = x = 0,

@@ -1,5 +1,5 @@
 /*
- * cbloom.h: the counting Bloom filter (Fan et al. 2000, doc/references.md).
+ * cbloom.h: the counting Bloom filter (Fan et al. 2000, doc/bibliography.md).
  *
  * A Bloom filter whose m positions are small counters instead of bits, so a
  * value can be removed again: adding a value increments the counters at its

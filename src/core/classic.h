@@ -1,6 +1,6 @@
 /*
  * classic.h: the classic layout of a Bloom filter (Bloom 1970; Fan et al.
- * 2000; Bose et al. 2008; doc/references.md), header p3 = 0: a key's k
+ * 2000; Bose et al. 2008; doc/bibliography.md), header p3 = 0: a key's k
  * probes spread over all m bits (hash.h).  Its sizing, its rate formulas,
  * its estimates from the fill and its fold; the shape limits every layout
  * shares.  Above bits.h; blocked.h and layout.h build on it.

@@ -1,6 +1,6 @@
 /*
  * cms.h: the Count-Min sketch (Cormode and Muthukrishnan 2005,
- * doc/references.md).
+ * doc/bibliography.md).
  *
  * A depth x width table of 64-bit counters.  Adding a key with count c adds
  * c to one counter in each row, the counter at bs_probe(h, row, width); a

@@ -1,6 +1,6 @@
 /*
  * growable.h: the growable Bloom filter (Almeida, Baquero, Preguica and
- * Hutchison, "Scalable Bloom Filters", 2007; doc/references.md): a list of
+ * Hutchison, "Scalable Bloom Filters", 2007; doc/bibliography.md): a list of
  * stages, each a plain filter (bloom.h) of its own shape.  When the last
  * stage holds its capacity of keys, the next new key opens a stage for
  * growth times as many keys at half the rate, so the expected rate stays

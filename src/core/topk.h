@@ -4,7 +4,7 @@
  * Format 2 (bloomsketch 1.5 on) counts its candidates itself, as the
  * counter-based summaries of Misra and Gries and of Metwally et al.
  * (Space-Saving) do, merged as Agarwal et al. merge them ("Mergeable
- * summaries", doc/references.md), and keeps a Count-Min sketch beside them.
+ * summaries", doc/bibliography.md), and keeps a Count-Min sketch beside them.
  * Every value it holds has two counts: lower, the occurrences counted while
  * it was held, and upper, a bound on all its occurrences; the true count is
  * always between them.  floor bounds the count of every value it does not

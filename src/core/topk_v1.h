@@ -1,7 +1,7 @@
 /*
  * topk_v1.h: format 1 of the topk kind, the heavy hitters that bloomsketch
  * 1.0 to 1.4 built (Count-Min estimates plus a bounded set of candidate
- * items, after Cormode and Muthukrishnan 2005, doc/references.md).  Since
+ * items, after Cormode and Muthukrishnan 2005, doc/bibliography.md).  Since
  * 1.5 the aggregates build format 2 (topk.h); values of format 1 keep their
  * bytes and answers: they are still read, merged with each other and added
  * to here.

@@ -8,7 +8,7 @@
 -- and is probed with the keys -(fid * 10^9 + 1) .. -(fid * 10^9 + tests), never added to it,
 -- so every filter is an independent sample.  Every added key is looked up too (false negatives).
 
--- Table 3 of Fan et al. 2000, "Summary Cache" (doc/references.md): false-positive rate for
+-- Table 3 of Fan et al. 2000, "Summary Cache" (doc/bibliography.md): false-positive rate for
 -- m/n = 2 .. 16 and k = 1 .. 8, copied as printed in the authors' online version (cells it
 -- leaves blank are absent); kept as text (numeric literals keep their digits: 0.400 stays 0.400).
 CREATE TABLE acc_table3 (c integer, k integer, table3 text, PRIMARY KEY (c, k));

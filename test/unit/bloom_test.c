@@ -1,6 +1,6 @@
 /*
  * bloom_test.c: the Bloom filter of src/core/bloom.c against the published
- * formulas (Fan et al. 2000, Table 3; Bose et al. 2008; doc/references.md),
+ * formulas (Fan et al. 2000, Table 3; Bose et al. 2008; doc/bibliography.md),
  * and its merges and folds.
  *
  * Every hash set comes from one splitmix64 stream, whose outputs are all

@@ -1,6 +1,6 @@
 /*
  * cms_test.c: the Count-Min sketch of src/core/cms.c against Cormode and
- * Muthukrishnan 2005 (doc/references.md): width = ceil(e/eps),
+ * Muthukrishnan 2005 (doc/bibliography.md): width = ceil(e/eps),
  * depth = ceil(ln 1/delta); a point query is the minimum over the rows, never
  * below the true count f*, and at most f* + eps N with probability
  * 1 - delta.  Also its merges (exact: the sum of the sketches of the parts

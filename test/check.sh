@@ -24,10 +24,11 @@
 # PostgreSQL 17 (Debian 13, trixie) and 18 (Debian unstable) under test/.work/roots/ with
 # debootstrap, and pg17 and pg18 run this script's server stages (BS_ROOT_STAGES of
 # test/pg_root.sh: build, install, unit, regress, docs, client, tap) there, with BS_PG_VERSION
-# set; each counts the totals of its run and keeps its logs in test/.work/pgN/.  There the
-# install stage builds the Debian package postgresql-N-bloomsketch (dpkg-buildpackage) and
-# installs it (apt-get install ./...deb; BS_INSTALL_FROM=deb): every server test of 17 and 18
-# runs against the package, in a root that never saw make install.  Everything
+# set; each counts the totals of its run and keeps its logs in test/.work/pgN/.  There
+# (BS_INSTALL_FROM=deb) the build stage builds the Debian package postgresql-N-bloomsketch
+# (dpkg-buildpackage, with WERROR=1, its contents checked) and the install stage installs it
+# (apt-get install ./...deb): every server test of 17 and 18 runs against the package, in a
+# root that never saw make install.  Everything
 # started in a root runs in mount and PID namespaces of its own, which the kernel tears down
 # (servers and mounts) when the stage ends or is stopped in any way.
 #
@@ -78,6 +79,9 @@ BS_STAGES=(
 	"root15     setup  deps               stage_root_15"
 	"package    suite  root15             stage_package"
 )
+# (root15 and package run after tap, in this lane, not in the roots' lane: see bs_is_lane_stage.
+# The package stage works in test/.work/package/ and in its root: a copy of the tree, an
+# unpacked archive, a DESTDIR, never the machine's PostgreSQL.)
 
 : "${BS_BUDGET:=1680}" # the whole run must stay under 30 minutes
 : "${BS_CHECK_STAGES:=}"
@@ -134,7 +138,13 @@ stage_generated() {
 	bs_run "$BS_STAGE_LOG" "$(bs_time_left)" python3 "$BS_ROOT/sql/src/generate.py" --check
 }
 
+# make WERROR=1; with BS_INSTALL_FROM=deb, the Debian package that the install stage installs,
+# built with WERROR=1 (lib.sh's bs_build_deb; the module is compiled once).
 stage_build() {
+	if [ "${BS_INSTALL_FROM:-make}" = deb ]; then
+		bs_run "$BS_STAGE_LOG" "$(bs_time_left)" env WERROR=1 bash "$BS_ROOT/test/package.sh" build "$BS_DEB_DIR"
+		return
+	fi
 	bs_run "$BS_STAGE_LOG" "$(bs_time_left)" make -C "$BS_ROOT" -j"${BS_MAKE_JOBS:-$(nproc)}" \
 		WERROR=1 PG_CONFIG="$BS_PG_CONFIG"
 }
@@ -507,11 +517,9 @@ bs_versions_report() {
 	done
 }
 
-# The root stages (root17, pg17, root18, pg18, root15, package) run alongside the others, in a
-# background lane started once deps is done: they are one server's tests in a root of their own
-# (package's own work on the machine is in test/.work/package/: a copy of the tree, an unpacked
-# archive, a DESTDIR), which share nothing with the machine's server but its 2 cores, and the
-# run takes about the longer lane
+# The root stages (root17, pg17, root18, pg18) run alongside the others, in a background lane
+# started once deps is done: they are one server's tests in a root of their own, which share
+# nothing with the machine's server but its 2 cores, and the run takes about the longer lane
 # instead of the sum (BS_LANES=1 runs every stage in order).  A run without the roots (quick)
 # puts the unit tests there instead, beside the regression tests.  The lane's output goes to
 # $BS_WORK/lane.out and is shown after the other stages; its rows, counts and statuses come back
@@ -520,7 +528,9 @@ BS_LANE_PID=
 BS_LANE_ROWS=()
 
 bs_is_lane_stage() {
-	case $1 in root[0-9]* | pg[0-9]* | package) return 0 ;; esac
+	# the package stage and its root run last in the other lane, which is the shorter one
+	# without them when the roots are made from scratch (CI)
+	case $1 in root15 | package) return 1 ;; root[0-9]* | pg[0-9]*) return 0 ;; esac
 	# without the roots, the unit tests (CPU only) take the lane, beside the server's stages
 	[ "$1" = unit ] && [ -z "$BS_HAS_ROOTS" ] && bs_stage_selected cluster && return 0
 	return 1
@@ -592,7 +602,7 @@ main() {
 	echo "stage logs in $BS_WORK"
 	BS_HAS_ROOTS=
 	for row in "${BS_STAGES[@]}"; do
-		case ${row%% *} in root[0-9]*) BS_HAS_ROOTS=1 ;; esac
+		case ${row%% *} in root15) ;; root[0-9]*) BS_HAS_ROOTS=1 ;; esac
 	done
 	for row in "${BS_STAGES[@]}"; do
 		if [ "${BS_LANES:-2}" -ge 2 ] && bs_is_lane_stage "${row%% *}"; then

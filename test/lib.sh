@@ -6,8 +6,10 @@
 #                       root): BS_PACKAGES (build and server), the PKGs, BS_EXTRA_PACKAGES
 #   bs_build            make WERROR=1, as the invoking user
 #   bs_install          make install, as root (sudo when not root); with BS_INSTALL_FROM=deb,
-#                       builds the Debian package postgresql-N-bloomsketch and installs that instead
-#                       (test/package.sh build, install)
+#                       apt-get install of the Debian package postgresql-N-bloomsketch that
+#                       bs_build_deb made (made first if it is not there: test/package.sh install)
+#   bs_build_deb        the Debian package, built from the tree (test/package.sh build) into
+#                       test/.work/deb/, with WERROR=1: the compiler's warnings fail it
 #   bs_build_install    both
 #   bs_copy_tree DEST   copy the source tree (the files git knows of) to DEST
 #   bs_cluster_start    initdb + start a throwaway PostgreSQL server (BS_PG_VERSION) in a fresh temp dir, on a
@@ -153,10 +155,13 @@ bs_install() {
 		(cd "$BS_ROOT" && bs_sudo make install WERROR=1 PG_CONFIG="$BS_PG_CONFIG")
 		;;
 	deb)
-		local out=$BS_ROOT/test/.work/deb debs
-		bs_log "the Debian package postgresql-$BS_PG_VERSION-bloomsketch, built and installed (BS_INSTALL_FROM=deb)"
-		bash "$BS_ROOT/test/package.sh" build "$out" || return 1
-		debs=("$out"/postgresql-"$BS_PG_VERSION"-bloomsketch_*.deb)
+		local debs
+		debs=("$BS_DEB_DIR"/postgresql-"$BS_PG_VERSION"-bloomsketch_*.deb)
+		if [ ! -f "${debs[0]}" ]; then
+			bs_build_deb || return 1
+			debs=("$BS_DEB_DIR"/postgresql-"$BS_PG_VERSION"-bloomsketch_*.deb)
+		fi
+		bs_log "apt-get install ./$(basename "${debs[0]}") (BS_INSTALL_FROM=deb)"
 		bs_sudo bash "$BS_ROOT/test/package.sh" install "${debs[0]}"
 		;;
 	*)
@@ -168,6 +173,13 @@ bs_install() {
 
 bs_build_install() {
 	bs_build && bs_install
+}
+
+# The Debian package of BS_PG_VERSION, in BS_DEB_DIR.
+BS_DEB_DIR=$BS_ROOT/test/.work/deb
+bs_build_deb() {
+	bs_log "the Debian package postgresql-$BS_PG_VERSION-bloomsketch, with WERROR=1 (test/package.sh build)"
+	WERROR=1 bash "$BS_ROOT/test/package.sh" build "$BS_DEB_DIR"
 }
 
 # Copy the source tree to DEST: the files git knows of (tracked, and untracked but not ignored),

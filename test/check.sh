@@ -79,7 +79,7 @@ BS_STAGES=(
 	"root15     setup  deps               stage_root_15"
 	"package    suite  root15             stage_package"
 )
-# (root15 and package run after tap, in this lane, not in the roots' lane: see bs_is_lane_stage.
+# (root15 and package run after tap, in the main lane, not in the roots': see bs_is_lane_stage.
 # The package stage works in test/.work/package/ and in its root: a copy of the tree, an
 # unpacked archive, a DESTDIR, never the machine's PostgreSQL.)
 

@@ -68,6 +68,26 @@ unittest: $(UNIT_TESTS)
 	@bash test/unit/run.sh $(UNIT_TESTS)
 
 
+# --- the PGXN distribution (doc/install.md) ---
+# make dist: bloomsketch-VERSION.zip (VERSION: META.json's, which test/meta_check.py keeps equal
+# to bloomsketch.control's default_version), the committed tree at HEAD under one top-level
+# directory bloomsketch-VERSION/, as PGXN takes it; nothing untracked (test/.work, build
+# outputs).  Needs a git checkout.  DIST_ZIP: where to write it.
+DIST_VERSION = $(shell python3 -c 'import json; print(json.load(open("$(srcdir)/META.json"))["version"])')
+DIST_NAME = $(EXTENSION)-$(DIST_VERSION)
+DIST_ZIP ?= $(DIST_NAME).zip
+
+.PHONY: dist
+dist:
+	@git -C $(srcdir) rev-parse --verify -q HEAD >/dev/null || \
+		{ echo "make dist: $(srcdir) is not a git checkout (the archive is git archive HEAD)" >&2; exit 1; }
+	@test -n "$(DIST_VERSION)" || { echo "make dist: no version in META.json" >&2; exit 1; }
+	@git -C $(srcdir) diff --quiet HEAD -- || \
+		echo "make dist: uncommitted changes are not in the archive (it is HEAD)" >&2
+	git -C $(srcdir) archive --format=zip --prefix=$(DIST_NAME)/ -o $(abspath $(DIST_ZIP)) HEAD
+	@echo "$(DIST_ZIP): $(DIST_NAME)/ at $$(git -C $(srcdir) rev-parse --short HEAD)"
+
+
 # --- benchmarks (test/bench/README.md; not part of the tests) ---
 # `make bench` runs the whole suite (test/bench/run.sh: throwaway cluster, SQL cases, then the C
 # micro-benchmark of the core against Debian's libbloom, built here with -O2).

@@ -24,13 +24,26 @@
 # PostgreSQL 17 (Debian 13, trixie) and 18 (Debian unstable) under test/.work/roots/ with
 # debootstrap, and pg17 and pg18 run this script's server stages (BS_ROOT_STAGES of
 # test/pg_root.sh: build, install, unit, regress, docs, client, tap) there, with BS_PG_VERSION
-# set; each counts the totals of its run and keeps its logs in test/.work/pgN/.  Everything
+# set; each counts the totals of its run and keeps its logs in test/.work/pgN/.  There
+# (BS_INSTALL_FROM=deb) the build stage builds the Debian package postgresql-N-bloomsketch
+# (dpkg-buildpackage, with WERROR=1, its contents checked) and the install stage installs it
+# (apt-get install ./...deb): every server test of 17 and 18 runs against the package, in a
+# root that never saw make install.  Everything
 # started in a root runs in mount and PID namespaces of its own, which the kernel tears down
 # (servers and mounts) when the stage ends or is stopped in any way.
 #
+# The release (stage package, test/package.sh, doc/install.md): META.json against the PGXN Meta
+# Spec 1.0.0 (test/meta_check.py, and its self-test); `make dist`'s zip unpacked, built and
+# installed into a DESTDIR; the Debian package of 15 built here (dpkg-buildpackage) and its
+# contents checked; then, in a Debian 12 root where bloomsketch never was (stage root15,
+# test/pg_root.sh), `apt-get install ./postgresql-15-bloomsketch_*.deb`, the regression tests
+# against it (make installcheck), and its purge.  Its output ends with `package: N passed, N
+# failed`; logs in test/.work/package/ and test/.work/pkg15/.
+#
 # Usage: bash test/check.sh [NAME...]   NAME a stage of the table below or a profile (quick:
-# build, unit, regress and docs); each comes with the stages it needs, so `bash test/check.sh
-# regress` builds, installs and starts the server first.  No NAME: every stage.
+# build, unit, regress and docs; release: package, pg17 and pg18, the three Debian packages);
+# each comes with the stages it needs, so `bash test/check.sh regress` builds, installs and
+# starts the server first.  No NAME: every stage.
 #
 # Settings: BS_BUDGET (seconds for the whole run, 1680: under 30 minutes with the roots made
 # from scratch on 2 cores), BS_CHECK_STAGES (more names, as the arguments), BS_PG_STAGE_MAX (at
@@ -63,7 +76,12 @@ BS_STAGES=(
 	"pg17       suite  root17             stage_pg_17"
 	"root18     setup  deps               stage_root_18"
 	"pg18       suite  root18             stage_pg_18"
+	"root15     setup  deps               stage_root_15"
+	"package    suite  root15             stage_package"
 )
+# (root15 and package run after tap, in the main lane, not in the roots': see bs_is_lane_stage.
+# The package stage works in test/.work/package/ and in its root: a copy of the tree, an
+# unpacked archive, a DESTDIR, never the machine's PostgreSQL.)
 
 : "${BS_BUDGET:=1680}" # the whole run must stay under 30 minutes
 : "${BS_CHECK_STAGES:=}"
@@ -94,7 +112,8 @@ bs_stage_selected() {
 }
 
 # The packages of the stages this run runs: build and server, the test packages, clang for the
-# sanitizers and the fuzzers, debootstrap for the roots.
+# sanitizers and the fuzzers, debootstrap for the roots, debhelper and pg_buildext for the
+# Debian package.
 stage_deps() {
 	local pkgs=()
 	# shellcheck disable=SC2206  # word splitting of the package lists is intended
@@ -103,8 +122,12 @@ stage_deps() {
 		# shellcheck disable=SC2206
 		pkgs+=($BS_FUZZ_PACKAGES)
 	fi
-	if bs_stage_selected root17 || bs_stage_selected root18; then
+	if bs_stage_selected root17 || bs_stage_selected root18 || bs_stage_selected root15; then
 		pkgs+=(debootstrap debian-archive-keyring)
+	fi
+	if bs_stage_selected package; then
+		# shellcheck disable=SC2206
+		pkgs+=($BS_DEB_PACKAGES)
 	fi
 	bs_install_deps "${pkgs[@]}"
 }
@@ -115,7 +138,13 @@ stage_generated() {
 	bs_run "$BS_STAGE_LOG" "$(bs_time_left)" python3 "$BS_ROOT/sql/src/generate.py" --check
 }
 
+# make WERROR=1; with BS_INSTALL_FROM=deb, the Debian package that the install stage installs,
+# built with WERROR=1 (lib.sh's bs_build_deb; the module is compiled once).
 stage_build() {
+	if [ "${BS_INSTALL_FROM:-make}" = deb ]; then
+		bs_run "$BS_STAGE_LOG" "$(bs_time_left)" env WERROR=1 bash "$BS_ROOT/test/package.sh" build "$BS_DEB_DIR"
+		return
+	fi
 	bs_run "$BS_STAGE_LOG" "$(bs_time_left)" make -C "$BS_ROOT" -j"${BS_MAKE_JOBS:-$(nproc)}" \
 		WERROR=1 PG_CONFIG="$BS_PG_CONFIG"
 }
@@ -219,6 +248,7 @@ stage_tap() {
 bs_pg_root() {
 	local cmd=(env CI="${CI:-}" BS_BUDGET="$BS_ROOT_RUN_BUDGET"
 		BS_DEBIAN_MIRROR="${BS_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
+		BS_DEBIAN_SECURITY_MIRROR="${BS_DEBIAN_SECURITY_MIRROR:-http://deb.debian.org/debian-security}"
 		BS_ROOTS_DIR="${BS_ROOTS_DIR:-$BS_ROOT/test/.work/roots}")
 	if [ -n "${BS_ROOT_STAGES:-}" ]; then cmd+=(BS_ROOT_STAGES="$BS_ROOT_STAGES"); fi
 	cmd+=(bash "$BS_ROOT/test/pg_root.sh" "$@")
@@ -255,6 +285,40 @@ stage_root_17() { stage_root 17; }
 stage_pg_17() { stage_pg 17; }
 stage_root_18() { stage_root 18; }
 stage_pg_18() { stage_pg 18; }
+# Debian 12's root, for the package of the machine's PostgreSQL (15)
+stage_root_15() { stage_root 15; }
+
+# The release: META.json, make dist, the Debian package of this machine's PostgreSQL built here
+# and tested in the root of root15 (test/package.sh; the packages of 17 and 18 are built and
+# tested in pg17 and pg18).  Each part prints `NAME: N passed, N failed`; their sum is the
+# stage's last line.
+stage_package() {
+	local work=$BS_ROOT/test/.work/package rc=0 debs line p=0 f=0
+	rm -rf --one-file-system -- "$work"
+	mkdir -p "$work" || return 1
+	bs_run "$BS_STAGE_LOG" "$(bs_time_left)" /usr/bin/python3 "$BS_ROOT/test/meta_check.py" "$BS_ROOT/META.json" || rc=1
+	bs_run "$BS_STAGE_LOG" "$(bs_time_left)" /usr/bin/python3 "$BS_ROOT/test/meta_check.py" --self-test || rc=1
+	bs_run "$BS_STAGE_LOG" "$(bs_time_left)" bash "$BS_ROOT/test/package.sh" dist "$work/dist" || rc=1
+	if bs_run "$BS_STAGE_LOG" "$(bs_time_left)" bash "$BS_ROOT/test/package.sh" build "$work/deb"; then
+		debs=("$work"/deb/postgresql-"$BS_PG_VERSION"-bloomsketch_*.deb)
+		bs_root_times
+		bs_pg_root package "$BS_PG_VERSION" "${debs[0]}" || rc=1
+	else
+		rc=1
+	fi
+	# the parts' counts (the in-root lines carry a pkgN| prefix; its totals line does not)
+	while read -r line; do
+		line=${line#*: }
+		p=$((p + ${line%% passed*}))
+		line=${line#*passed, }
+		f=$((f + ${line%% failed}))
+	done < <(grep -E '^(meta|dist|deb|installcheck): [0-9]+ passed, [0-9]+ failed$' "$BS_STAGE_LOG")
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
+	BS_STAGE_PASSED=$p
+	BS_STAGE_FAILED=$f
+	echo "package: $p passed, $f failed" | tee -a "$BS_STAGE_LOG"
+	return "$rc"
+}
 
 stage_cluster_stop() {
 	if [ "$BS_FAILED" -gt 0 ]; then
@@ -398,9 +462,12 @@ bs_run_stage() {
 }
 
 # Profiles: names that stand for several stages.  quick: what a change to the C code or the SQL
-# needs first (under 5 minutes on 2 cores); the prerequisites come with it.
+# needs first (under 5 minutes on 2 cores); release: the release artefacts (META.json, make
+# dist, the Debian packages of 15, 17 and 18 and the tests against them); the prerequisites
+# come with it.
 declare -A BS_PROFILES=(
 	[quick]="build unit regress docs"
+	[release]="package pg17 pg18"
 )
 
 # The stages to run, from the arguments (or BS_CHECK_STAGES): stage and profile names, each
@@ -441,11 +508,12 @@ bs_select_stages() {
 # run in a root (stages pg17, pg18), for the stages that ran.
 bs_versions_report() {
 	local name v
-	for name in cluster pg17 pg18; do
+	for name in cluster pg17 pg18 package; do
 		case ${BS_STATUS[$name]:-skipped} in skipped) continue ;; esac
 		v=$(grep -o 'server up: PostgreSQL [^ ]* [^,]*' "$BS_WORK/$name.log" 2>/dev/null | head -n 1)
 		[ -n "$v" ] || continue
-		printf '  %-8s %s\n' "$([ "$name" = cluster ] && echo here || echo "$name")" "${v#server up: }"
+		case $name in cluster) name=here ;; package) name=pkg$BS_PG_VERSION ;; esac
+		printf '  %-8s %s\n' "$name" "${v#server up: }"
 	done
 }
 
@@ -460,7 +528,9 @@ BS_LANE_PID=
 BS_LANE_ROWS=()
 
 bs_is_lane_stage() {
-	case $1 in root[0-9]* | pg[0-9]*) return 0 ;; esac
+	# the package stage and its root run last in the other lane, which is the shorter one
+	# without them when the roots are made from scratch (CI)
+	case $1 in root15 | package) return 1 ;; root[0-9]* | pg[0-9]*) return 0 ;; esac
 	# without the roots, the unit tests (CPU only) take the lane, beside the server's stages
 	[ "$1" = unit ] && [ -z "$BS_HAS_ROOTS" ] && bs_stage_selected cluster && return 0
 	return 1
@@ -532,7 +602,7 @@ main() {
 	echo "stage logs in $BS_WORK"
 	BS_HAS_ROOTS=
 	for row in "${BS_STAGES[@]}"; do
-		case ${row%% *} in root[0-9]*) BS_HAS_ROOTS=1 ;; esac
+		case ${row%% *} in root15) ;; root[0-9]*) BS_HAS_ROOTS=1 ;; esac
 	done
 	for row in "${BS_STAGES[@]}"; do
 		if [ "${BS_LANES:-2}" -ge 2 ] && bs_is_lane_stage "${row%% *}"; then

@@ -5,8 +5,13 @@
 #   bs_install_deps [PKG...]  apt-get install the Debian packages that are missing (sudo when not
 #                       root): BS_PACKAGES (build and server), the PKGs, BS_EXTRA_PACKAGES
 #   bs_build            make WERROR=1, as the invoking user
-#   bs_install          make install, as root (sudo when not root)
+#   bs_install          make install, as root (sudo when not root); with BS_INSTALL_FROM=deb,
+#                       apt-get install of the Debian package postgresql-N-bloomsketch that
+#                       bs_build_deb made (made first if it is not there: test/package.sh install)
+#   bs_build_deb        the Debian package, built from the tree (test/package.sh build) into
+#                       test/.work/deb/, with WERROR=1: the compiler's warnings fail it
 #   bs_build_install    both
+#   bs_copy_tree DEST   copy the source tree (the files git knows of) to DEST
 #   bs_cluster_start    initdb + start a throwaway PostgreSQL server (BS_PG_VERSION) in a fresh temp dir, on a
 #                       free port, unix socket only, trust auth, run by an unprivileged OS user;
 #                       exports PGHOST PGPORT PGUSER PGDATABASE (and puts its bin dir first in PATH)
@@ -31,6 +36,8 @@
 #                       must stay under 108 bytes)
 #   BS_SERVER_SETTINGS  extra postgresql.conf lines for the test cluster (newline-separated)
 #   BS_MAKE_JOBS        parallel make jobs for the build (number of CPUs)
+#   BS_INSTALL_FROM     make (make install, the default) or deb (the Debian package, built from
+#                       the tree: the roots of test/pg_root.sh test PostgreSQL 17 and 18 that way)
 #   BS_AT_EXIT          a command the exit trap evals after stopping the server (a script's own
 #                       cleanup, e.g. test/bench/run.sh giving back the huge pages it reserved)
 
@@ -57,6 +64,11 @@ BS_PACKAGES="postgresql-$BS_PG_VERSION postgresql-server-dev-$BS_PG_VERSION libx
 BS_TEST_PACKAGES="libipc-run-perl python3 python3-psycopg2 python3-xxhash"
 # shellcheck disable=SC2034  # used by test/check.sh
 BS_FUZZ_PACKAGES="clang-14 libclang-rt-14-dev llvm-14"
+# - BS_DEB_PACKAGES: what building the Debian package needs besides BS_PACKAGES (debian/control's
+#   Build-Depends: pg_buildext and dh's pgxs sequences are in postgresql-server-dev-all, and the
+#   build's check, a smoke test in a throwaway cluster of each supported version, wants
+#   postgresql-all, Debian's way of naming those servers).
+BS_DEB_PACKAGES="debhelper postgresql-server-dev-all postgresql-all"
 # Extra Debian packages go here (one variable, space-separated), e.g. "gnuplot-nox" for the plots.
 : "${BS_EXTRA_PACKAGES:=}"
 
@@ -137,12 +149,50 @@ bs_build() {
 }
 
 bs_install() {
-	bs_log "make install (as root)"
-	(cd "$BS_ROOT" && bs_sudo make install WERROR=1 PG_CONFIG="$BS_PG_CONFIG")
+	case ${BS_INSTALL_FROM:-make} in
+	make)
+		bs_log "make install (as root)"
+		(cd "$BS_ROOT" && bs_sudo make install WERROR=1 PG_CONFIG="$BS_PG_CONFIG")
+		;;
+	deb)
+		local debs
+		debs=("$BS_DEB_DIR"/postgresql-"$BS_PG_VERSION"-bloomsketch_*.deb)
+		if [ ! -f "${debs[0]}" ]; then
+			bs_build_deb || return 1
+			debs=("$BS_DEB_DIR"/postgresql-"$BS_PG_VERSION"-bloomsketch_*.deb)
+		fi
+		bs_log "apt-get install ./$(basename "${debs[0]}") (BS_INSTALL_FROM=deb)"
+		bs_sudo bash "$BS_ROOT/test/package.sh" install "${debs[0]}"
+		;;
+	*)
+		bs_log "ERROR: BS_INSTALL_FROM must be make or deb, got '$BS_INSTALL_FROM'"
+		return 1
+		;;
+	esac
 }
 
 bs_build_install() {
 	bs_build && bs_install
+}
+
+# The Debian package of BS_PG_VERSION, in BS_DEB_DIR.
+BS_DEB_DIR=$BS_ROOT/test/.work/deb
+bs_build_deb() {
+	bs_log "the Debian package postgresql-$BS_PG_VERSION-bloomsketch, with WERROR=1 (test/package.sh build)"
+	WERROR=1 bash "$BS_ROOT/test/package.sh" build "$BS_DEB_DIR"
+}
+
+# Copy the source tree to DEST: the files git knows of (tracked, and untracked but not ignored),
+# else everything but test/.work and build products.
+bs_copy_tree() {
+	local dest=$1
+	mkdir -p "$dest" || return 1
+	if command -v git >/dev/null 2>&1 && git -C "$BS_ROOT" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+		(cd "$BS_ROOT" && git ls-files -z -co --exclude-standard | tar --null -T - -cf -) | tar -xf - -C "$dest"
+	else
+		(cd "$BS_ROOT" && tar --exclude=./test/.work --exclude=./.git --exclude='*.o' --exclude='*.so' \
+			--exclude='*.bc' --exclude=./results --exclude=./test/fuzz/bin -cf - .) | tar -xf - -C "$dest"
+	fi
 }
 
 # ---------------------------------------------------------------------------------------------

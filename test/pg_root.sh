@@ -5,17 +5,30 @@
 #   bash test/pg_root.sh prepare VERSION   make the root of VERSION (debootstrap), or bring a kept
 #                                          one up to date, and install the packages the tests need
 #   bash test/pg_root.sh check VERSION     copy the source tree into the root and run
-#                                          test/check.sh's stages there with BS_PG_VERSION=VERSION
+#                                          test/check.sh's stages there with BS_PG_VERSION=VERSION,
+#                                          against the Debian package built there (BS_INSTALL_FROM=deb)
+#   bash test/pg_root.sh package VERSION DEB   copy the source tree and the package DEB (built
+#                                          elsewhere) into the root, install it and run the
+#                                          regression tests against it (test/package.sh installcheck)
 #   bash test/pg_root.sh shell VERSION     an interactive shell in the root (for a failure)
 #   bash test/pg_root.sh clean [VERSION]   remove the root of VERSION (of every version if none)
 #
 # Versions and the Debian they come from (Debian packages each PostgreSQL once, in one release):
+#   15  Debian 12 (bookworm, with bookworm-updates and bookworm-security, as a Debian 12 machine
+#       has them): only for `package`, the package of 15 built on this machine (Debian 12's own
+#       PostgreSQL, which test/check.sh tests directly) installed where bloomsketch never was;
+#       the root has the server, make and postgresql-server-dev-15 (pg_regress), no compiler
+#       but the clang that postgresql-server-dev-15 brings
 #   17  Debian 13 (trixie)
 #   18  Debian unstable (sid); its Release file on the mirror can be past its Valid-Until date,
 #       so apt runs there with Acquire::Check-Valid-Until=false
-# (15 is Debian 12's, the machine's own, which test/check.sh tests directly.)
 #
-# test/check.sh runs `prepare` and `check` for 17 and 18 as its stages root17, pg17, root18, pg18.
+# test/check.sh runs `prepare` and `check` for 17 and 18 as its stages root17, pg17, root18, pg18,
+# and `prepare 15` and `package 15` in its stages root15 and package.  No root ever sees `make
+# install`: the tests of 17 and 18 run against the package that the root builds
+# (dpkg-buildpackage) and installs (apt-get install ./postgresql-N-bloomsketch_*.deb), and the
+# package is purged before the next run installs its own; a file of bloomsketch in PostgreSQL's
+# directories that no package owns fails the install (test/package.sh install).
 #
 # A root is a `debootstrap --variant=minbase` tree of Debian's packages under
 # test/.work/roots/pgVERSION-SUITE/, kept between runs (prepare then only runs apt-get update and
@@ -30,12 +43,15 @@
 # `check` prints the stage table of the run in the root and ends with `pgVERSION: N passed, N
 # failed` (the root's stage table and totals); its output lines are prefixed with `pgVERSION| `.
 # The logs of the run (the root's test/.work: stage logs, TAP logs, the server log of a failure)
-# are copied to test/.work/pgVERSION/.
+# are copied to test/.work/pgVERSION/.  `package` prefixes its lines with `pkgVERSION| `, ends
+# with `installcheck: N passed, N failed`, and copies regression.diffs, if any, to
+# test/.work/pkgVERSION/.
 #
 # Needs root (test/check.sh calls it with sudo when it is not root), debootstrap and
 # debian-archive-keyring (test/check.sh's deps stage installs them), and the Debian mirror.
 # Settings (environment):
 #   BS_DEBIAN_MIRROR   the mirror (http://deb.debian.org/debian)
+#   BS_DEBIAN_SECURITY_MIRROR   the security mirror, for Debian 12 (http://deb.debian.org/debian-security)
 #   BS_ROOTS_DIR       where the roots are kept (test/.work/roots)
 #   BS_ROOT_STAGES     the stages of test/check.sh that `check` runs in the root
 #                      ("deps build install unit cluster regress docs client stop tap")
@@ -47,6 +63,7 @@ set -uo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 : "${BS_DEBIAN_MIRROR:=http://deb.debian.org/debian}"
+: "${BS_DEBIAN_SECURITY_MIRROR:=http://deb.debian.org/debian-security}"
 : "${BS_ROOTS_DIR:=$BS_ROOT/test/.work/roots}"
 # as the kernel shows it (mount points, the root directories of processes): no symbolic links
 BS_ROOTS_DIR=$(realpath -m -- "$BS_ROOTS_DIR")
@@ -55,26 +72,44 @@ BS_ROOTS_DIR=$(realpath -m -- "$BS_ROOTS_DIR")
 BS_KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
 # the stamp a finished root carries; a root without it (an interrupted debootstrap) is made anew
 BS_ROOT_STAMP=.bloomsketch-root
-BS_ROOT_FORMAT=1 # raise when a root made by an older version of this script must be made anew
+# raise when a root made by an older version of this script must be made anew (2: no root has
+# seen make install; those of format 1 had)
+BS_ROOT_FORMAT=2
 BS_IN_ROOT_SRC=/build/bloomsketch # where the source tree is copied in the root
 BS_IN_ROOT_PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 
 usage() {
-	sed -n '3,11p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+	sed -n '3,15p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
 	exit 2
 }
 
-# The Debian suite of a PostgreSQL major version; apt options it needs go to BS_SUITE_APT_CONF.
+# The Debian suite of a PostgreSQL major version; apt options it needs go to BS_SUITE_APT_CONF,
+# the suites besides it to BS_SUITE_SOURCES (sources.list lines), the packages the root gets to
+# BS_SUITE_PACKAGES.
 bs_root_suite() {
 	BS_SUITE_APT_CONF=
+	BS_SUITE_SOURCES=
+	# what test/check.sh's stages need in the root: lib.sh's lists for that version, but the fuzz
+	# packages (the fuzz and unitsan stages run on the host only), and what building the Debian
+	# package needs
+	BS_SUITE_PACKAGES="postgresql-$1 postgresql-server-dev-$1 libxxhash-dev build-essential $BS_TEST_PACKAGES $BS_DEB_PACKAGES"
 	case $1 in
+	15)
+		BS_SUITE=bookworm
+		# the package built on this machine depends on the PostgreSQL 15 it was built with,
+		# the one of bookworm-security
+		BS_SUITE_SOURCES="deb $BS_DEBIAN_MIRROR bookworm-updates main
+deb $BS_DEBIAN_SECURITY_MIRROR bookworm-security main"
+		# the package and its tests only: the server, pg_regress and make
+		BS_SUITE_PACKAGES="postgresql-15 postgresql-server-dev-15 make"
+		;;
 	17) BS_SUITE=trixie ;;
 	18)
 		BS_SUITE=unstable
 		BS_SUITE_APT_CONF='Acquire::Check-Valid-Until "false";'
 		;;
 	*)
-		bs_log "ERROR: no Debian root known for PostgreSQL $1 (known: 17 trixie, 18 unstable)"
+		bs_log "ERROR: no Debian root known for PostgreSQL $1 (known: 15 bookworm, 17 trixie, 18 unstable)"
 		return 1
 		;;
 	esac
@@ -248,6 +283,9 @@ bs_root_configure() {
 			echo 'Acquire::Languages "none";'
 			if [ -n "$BS_SUITE_APT_CONF" ]; then echo "$BS_SUITE_APT_CONF"; fi
 		} >"$dir/etc/apt/apt.conf.d/90bloomsketch" &&
+		if [ -n "$BS_SUITE_SOURCES" ]; then
+			printf '%s\n' "$BS_SUITE_SOURCES" >"$dir/etc/apt/sources.list.d/bloomsketch.list"
+		fi &&
 		cp /etc/resolv.conf "$dir/etc/resolv.conf" 2>/dev/null
 	return 0
 }
@@ -257,9 +295,7 @@ bs_root_prepare() {
 	bs_root_suite "$version" || return 1
 	dir=$BS_ROOTS_DIR/pg$version-$BS_SUITE
 	new=$dir.new
-	# what test/check.sh's stages need in the root: lib.sh's lists for that version, but the fuzz
-	# packages (the fuzz and unitsan stages run on the host only)
-	pkgs="postgresql-$version postgresql-server-dev-$version libxxhash-dev build-essential $BS_TEST_PACKAGES"
+	pkgs=$BS_SUITE_PACKAGES
 	mkdir -p "$BS_ROOTS_DIR" || return 1
 	bs_root_lock "$version" || return 1
 	bs_root_traps "$dir" "$new"
@@ -326,19 +362,6 @@ bs_root_prepare() {
 # ---------------------------------------------------------------------------------------------
 # check
 
-# Copy the source tree to DEST: the files git knows of (tracked, and untracked but not ignored),
-# else everything but test/.work and build products.
-bs_copy_tree() {
-	local dest=$1
-	mkdir -p "$dest" || return 1
-	if command -v git >/dev/null 2>&1 && git -C "$BS_ROOT" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-		(cd "$BS_ROOT" && git ls-files -z -co --exclude-standard | tar --null -T - -cf -) | tar -xf - -C "$dest"
-	else
-		(cd "$BS_ROOT" && tar --exclude=./test/.work --exclude=./.git --exclude='*.o' --exclude='*.so' \
-			--exclude='*.bc' --exclude=./results --exclude=./test/fuzz/bin -cf - .) | tar -xf - -C "$dest"
-	fi
-}
-
 bs_root_check() {
 	local version=$1 dir logs rc=0 line
 	bs_root_suite "$version" || return 1
@@ -361,7 +384,7 @@ bs_root_check() {
 
 	bs_log "PostgreSQL $version ($BS_SUITE root $dir): test/check.sh stages: $BS_ROOT_STAGES"
 	# the root's output, each line marked with the version
-	bs_root_run "$dir" BS_PG_VERSION="$version" BS_BUDGET="$BS_BUDGET" CI="${CI:-}" \
+	bs_root_run "$dir" BS_PG_VERSION="$version" BS_BUDGET="$BS_BUDGET" CI="${CI:-}" BS_INSTALL_FROM=deb \
 		BS_CHECK_STAGES="$BS_ROOT_STAGES" bash "$BS_IN_ROOT_SRC/test/check.sh" \
 		> >(sed -u "s/^/pg$version| /") 2>&1 || rc=$?
 	# let sed finish its last lines
@@ -389,6 +412,54 @@ bs_root_check() {
 }
 
 # ---------------------------------------------------------------------------------------------
+# package
+
+bs_root_package() {
+	local version=$1 deb=$2 dir logs rc=0 line
+	bs_root_suite "$version" || return 1
+	dir=$BS_ROOTS_DIR/pg$version-$BS_SUITE
+	logs=$BS_ROOT/test/.work/pkg$version
+	[ -f "$deb" ] || {
+		bs_log "ERROR: no package $deb"
+		return 1
+	}
+	if [ ! -f "$dir/$BS_ROOT_STAMP" ]; then
+		bs_log "ERROR: no root for PostgreSQL $version in $dir (bash test/pg_root.sh prepare $version)"
+		return 1
+	fi
+	bs_root_lock "$version" || return 1
+	bs_root_traps "$dir"
+	bs_root_sweep "$dir" || return 1
+
+	# a fresh copy of the tree (never built) and the package
+	rm -rf --one-file-system -- "${dir:?}/build" "$logs"
+	bs_copy_tree "$dir$BS_IN_ROOT_SRC" && mkdir -p "$dir/build/debs" && cp "$deb" "$dir/build/debs/" || {
+		bs_log "ERROR: cannot copy the source tree and $deb into $dir/build"
+		return 1
+	}
+	bs_log "PostgreSQL $version ($BS_SUITE root $dir): the package $(basename "$deb"), installed and tested"
+	bs_root_run "$dir" BS_PG_VERSION="$version" CI="${CI:-}" \
+		bash "$BS_IN_ROOT_SRC/test/package.sh" installcheck "/build/debs/$(basename "$deb")" \
+		> >(tee "$dir/build/package.out" | sed -u "s/^/pkg$version| /") 2>&1 || rc=$?
+	wait
+	mkdir -p "$logs" && cp "$dir/build/package.out" "$logs/" 2>/dev/null
+	for f in regression.diffs regression.out; do
+		if [ -f "$dir$BS_IN_ROOT_SRC/$f" ]; then cp "$dir$BS_IN_ROOT_SRC/$f" "$logs/"; fi
+	done
+	if [ -n "${SUDO_UID:-}" ]; then chown -R "$SUDO_UID:${SUDO_GID:-$SUDO_UID}" "$logs" 2>/dev/null; fi
+	line=$(grep -E '^installcheck: [0-9]+ passed, [0-9]+ failed$' "$logs/package.out" 2>/dev/null | tail -n 1)
+	rm -rf --one-file-system -- "${dir:?}/build"
+	if [ -z "$line" ]; then
+		bs_log "PostgreSQL $version: the package test in the root printed no totals (exit $rc)"
+		[ "$rc" -ne 0 ] || rc=1
+		line="installcheck: 0 passed, 1 failed"
+	fi
+	echo "pkg$version: logs in $logs"
+	echo "$line"
+	return "$rc"
+}
+
+# ---------------------------------------------------------------------------------------------
 
 [ "$#" -ge 1 ] || usage
 cmd=$1
@@ -402,10 +473,15 @@ prepare | check | shell)
 	[ "$#" -eq 1 ] || usage
 	bs_require_int VERSION "$1" 1
 	;;
+package)
+	[ "$#" -eq 2 ] || usage
+	bs_require_int VERSION "$1" 1
+	;;
 esac
 case $cmd in
 prepare) bs_root_prepare "$1" ;;
 check) bs_root_check "$1" ;;
+package) bs_root_package "$1" "$(realpath -- "$2")" ;;
 shell)
 	bs_root_suite "$1" || exit 1
 	dir=$BS_ROOTS_DIR/pg$1-$BS_SUITE

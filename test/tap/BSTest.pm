@@ -22,7 +22,7 @@ use IPC::Run;
 use Time::HiRes qw(time);
 
 our @EXPORT = qw(bs_node bs_psql_err bs_poll_until bs_elapsed bs_writer_schema
-  bs_check_sketches bs_writer_verify);
+  bs_check_sketches bs_writer_verify bs_default_version);
 
 # A node with settings that suit the tests: C messages (so messages can be matched),
 # room for large sketches and WAL, and the extension created (unless no_extension).
@@ -87,6 +87,24 @@ sub bs_poll_until
 		Time::HiRes::sleep(0.1);
 	}
 	return 0;
+}
+
+# The default_version of the control file installed for the node's PostgreSQL: the version
+# CREATE EXTENSION without VERSION installs, so the tests need no update per release.
+sub bs_default_version
+{
+	my ($node) = @_;
+	my $file = $node->config_data('--sharedir') . '/extension/bloomsketch.control';
+	open(my $fh, '<', $file) or die "cannot read $file: $!";
+	while (my $line = <$fh>)
+	{
+		if ($line =~ /^\s*default_version\s*=\s*'([^']+)'/)
+		{
+			close($fh);
+			return $1;
+		}
+	}
+	die "no default_version in $file";
 }
 
 sub bs_elapsed

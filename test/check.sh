@@ -400,7 +400,7 @@ bs_failures_report() {
 		log=$BS_WORK/$name.log
 		[ -f "$log" ] || continue
 		echo "failed in $name:"
-		grep -a -E '(^|[|] )[[:space:]]*not ok|#[[:space:]]+(Failed test|at |got:|expected:)|\.\.\. FAILED|Wstat|^(unit|vectors): [0-9]+ passed, [1-9]' "$log" |
+		grep -a -E '(^|[|] )[[:space:]]*not ok|#[[:space:]]+(Failed test|at |got:|expected:)|\.\.\. FAILED|Wstat|[1-9][0-9]* differ|=== [a-z0-9]+: FAILED|^(unit|vectors): [0-9]+ passed, [1-9]' "$log" |
 			head -n 20 | cut -c 1-200 | sed 's/^/  /'
 	done
 }

@@ -148,10 +148,11 @@ SELECT obj_description('bloom_empty(bigint, double precision, integer, text)'::r
          ~ 'expected false-positive rate stays below fpr' AS comment_says_expected_rate;
 
 -- ---------------------------------------------------------------------------
--- Union: stage by stage.  Each stage's bits are the OR of both; its key
--- count is the estimate from those bits, kept between the larger of the two
--- counts and their sum (the larger count when one stage holds the other's
--- bits, so f | f = f).  The result has the stages of the longer filter.
+-- Union: stage by stage.  Each stage's bits are the OR of both; a stage both
+-- hold counts the larger of their counts and the estimate from the merged
+-- bits, rounded; a stage one holds (the other's is empty or missing) keeps its
+-- count.  So a union of many filters has the same bytes in any order: serial,
+-- parallel or Citus.  The result has the stages of the longer filter.
 -- ---------------------------------------------------------------------------
 CREATE TABLE parts (part int, layout text, f bloom);
 INSERT INTO parts
@@ -161,7 +162,8 @@ SELECT layout, part, (SELECT count(*) FROM bloom_stages(f)) AS stages,
        (SELECT sum(keys) FROM bloom_stages(f)) AS keys
 FROM parts ORDER BY 1, 2;
 SELECT a.layout, s.stage, s.keys, s.capacity,
-       s.keys BETWEEN greatest(sa.keys, coalesce(sb.keys, 0)) AND sa.keys + coalesce(sb.keys, 0) AS count_in_range
+       s.keys = CASE WHEN coalesce(sb.keys, 0) = 0 THEN sa.keys
+                     ELSE greatest(sa.keys, sb.keys, floor(s.estimated_cardinality + 0.5)::bigint) END AS count_rule
 FROM parts a JOIN parts b ON a.layout = b.layout AND a.part = 3 AND b.part = 0,
      bloom_stages(a.f | b.f) s
      JOIN bloom_stages(a.f) sa USING (stage) LEFT JOIN bloom_stages(b.f) sb USING (stage)
@@ -169,12 +171,20 @@ ORDER BY 1, 2;
 SELECT a.layout, a.f | b.f = b.f | a.f AS commutes,
        (SELECT count(*) FROM generate_series(3001, 7000) i WHERE NOT (a.f | b.f) @> i)
        + (SELECT count(*) FROM generate_series(1, 1000) i WHERE NOT (a.f | b.f) @> i) AS false_negatives,
-       a.f | a.f = a.f AS self_union_same_bytes,
+       (a.f | a.f) | a.f = a.f | a.f AS self_union_settles,
        (SELECT array_agg(bits_set ORDER BY stage) FROM bloom_stages(a.f | a.f))
          = (SELECT array_agg(bits_set ORDER BY stage) FROM bloom_stages(a.f)) AS self_union_same_bits,
-       bloom_info(a.f | a.f) = bloom_info(a.f) AS self_union_info
+       a.f | bloom_empty(500, 0.01, growth => 2, layout => a.layout) = a.f AS union_with_empty_same_bytes
 FROM parts a JOIN parts b ON a.layout = b.layout AND a.part = 3 AND b.part = 0 ORDER BY 1;
--- bloom_union_agg: every value of every part; a parallel plan gives the same bits
+-- the union of the four parts in each of the 24 orders: one result
+SELECT layout, count(DISTINCT md5(u::bytea)) AS results, count(*) AS orders
+FROM (SELECT layout, perm, bloom_union_agg(f ORDER BY array_position(perm, part)) AS u
+      FROM parts, (SELECT ARRAY[a, b, c, d] AS perm
+                   FROM generate_series(0, 3) a, generate_series(0, 3) b, generate_series(0, 3) c, generate_series(0, 3) d
+                   WHERE a <> b AND a <> c AND a <> d AND b <> c AND b <> d AND c <> d) p
+      GROUP BY layout, perm) x
+GROUP BY layout ORDER BY 1;
+-- bloom_union_agg: every value of every part; a parallel plan gives the same bytes
 SELECT layout, count(*) AS parts,
        (SELECT count(*) FROM generate_series(1, 7000) i WHERE NOT bloom_union_agg(f) @> i) AS false_negatives,
        (SELECT count(*) FROM bloom_stages(bloom_union_agg(f))) AS stages
@@ -182,14 +192,15 @@ FROM parts GROUP BY layout ORDER BY 1;
 CREATE TABLE many AS SELECT part, layout, f FROM parts, generate_series(1, 40);
 ANALYZE many;
 CREATE TEMP TABLE serial AS
-SELECT layout, array_agg(s.bits_set ORDER BY s.stage) AS bits_set
-FROM (SELECT layout, bloom_union_agg(f) AS u FROM many GROUP BY layout) g, bloom_stages(g.u) s GROUP BY layout;
+SELECT layout, array_agg(s.bits_set ORDER BY s.stage) AS bits_set, md5(g.u::bytea) AS bytes
+FROM (SELECT layout, bloom_union_agg(f) AS u FROM many GROUP BY layout) g, bloom_stages(g.u) s GROUP BY layout, md5(g.u::bytea);
 SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 2; SET parallel_leader_participation = off;
 SELECT layout, array_agg(s.bits_set ORDER BY s.stage) = (SELECT bits_set FROM serial WHERE serial.layout = g.layout)
-         AS parallel_same_bits
+         AS parallel_same_bits,
+       md5(g.u::bytea) = (SELECT bytes FROM serial WHERE serial.layout = g.layout) AS parallel_same_bytes
 FROM (SELECT layout, bloom_union_agg(f) AS u FROM many GROUP BY layout) g, bloom_stages(g.u) s
-GROUP BY layout ORDER BY 1;
+GROUP BY layout, md5(g.u::bytea) ORDER BY 1;
 RESET parallel_setup_cost; RESET parallel_tuple_cost; RESET min_parallel_table_scan_size;
 RESET max_parallel_workers_per_gather; RESET parallel_leader_participation;
 

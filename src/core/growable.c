@@ -282,26 +282,25 @@ bs_growable_check_mergeable(const bs_growable *a, const bs_growable *b, bs_error
 }
 
 /*
- * min(a + b, max(a, b, e)), e the estimate from the merged bits rounded to
- * the nearest integer (floor(e + 0.5), which a client reproduces exactly):
- * the union of a stage with itself or with a subset then keeps its count
- * unless the estimate is off by more than a half.
+ * The count of a stage merged from two non-empty ones: max(a, b, e), e the
+ * estimate from the merged bits rounded to the nearest integer (floor(e +
+ * 0.5), which a client reproduces exactly), or the cap when the bits are too
+ * full to estimate.  e grows with the bits set and a union's bits are those
+ * of all its inputs, so a stage merged from several non-empty ones counts
+ * max(their counts, e of the final bits) whatever the order of the merges:
+ * the same bytes from a serial, a parallel or a Citus plan.  Never below
+ * either count, so a stage never looks emptier than one of its inputs.
  */
 static uint64_t
 merged_count(uint64_t a, uint64_t b, double estimate)
 {
-	uint64_t	sum = a + b,	/* each at most 2^53: no overflow */
-				lo = a > b ? a : b,
+	uint64_t	hi = a > b ? a : b,
 				e;
 
-	if (sum > BS_GROWABLE_MAX_COUNT)
-		sum = BS_GROWABLE_MAX_COUNT;
 	if (!(estimate < (double) BS_GROWABLE_MAX_COUNT))
-		return sum;
+		return BS_GROWABLE_MAX_COUNT;
 	e = (uint64_t) floor(estimate + 0.5);
-	if (e < lo)
-		e = lo;
-	return e < sum ? e : sum;
+	return e > hi ? e : hi;
 }
 
 void
@@ -312,23 +311,27 @@ bs_growable_or(bs_growable *dst, const bs_growable *src)
 	for (i = 0; i < src->nstages; i++)
 	{
 		bs_bloom   *d = &dst->stage[i];
+		const uint8_t *sb = src->stage[i].bits;
 		uint64_t	j,
-					nbytes = bs_bloom_payload_bytes(d->m),
-					before = bs_popcount(d->bits, nbytes),
-					theirs = bs_popcount(src->stage[i].bits, nbytes),
-					after;
+					nbytes = bs_bloom_payload_bytes(d->m);
+		uint8_t		theirs = 0,
+					mine = 0;
 
 		for (j = 0; j < nbytes; j++)
-			d->bits[j] |= src->stage[i].bits[j];
-		after = bs_popcount(d->bits, nbytes);
+		{
+			mine |= d->bits[j];
+			theirs |= sb[j];
+			d->bits[j] |= sb[j];
+		}
 
 		/*
-		 * When one stage's bits hold the other's (a union with itself, or
-		 * with a filter of a subset of its keys in the same stages), the
-		 * union is that stage and keeps the larger count, so f | f = f.
+		 * An empty stage (no key, no bit) takes no part: a | empty = a, and a
+		 * stage held by one input keeps that input's count.
 		 */
-		if (after == before || after == theirs)
-			dst->count[i] = dst->count[i] > src->count[i] ? dst->count[i] : src->count[i];
+		if (src->count[i] == 0 && theirs == 0)
+			continue;
+		if (dst->count[i] == 0 && mine == 0)
+			dst->count[i] = src->count[i];
 		else
 			dst->count[i] = merged_count(dst->count[i], src->count[i],
 										 bs_bloom_cardinality_of(d));

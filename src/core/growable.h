@@ -94,10 +94,11 @@ bs_status	bs_growable_check_mergeable(const bs_growable *a, const bs_growable *b
 
 /*
  * dst |= src stage by stage, in place; dst must have at least as many stages
- * (bs_growable_check_mergeable first).  The count of a stage becomes the
- * estimate from its merged bits (rounded), kept between the larger of the
- * two counts and their sum; when one stage's bits hold the other's, the
- * larger of the two counts.
+ * (bs_growable_check_mergeable first).  A stage that both hold counts the
+ * larger of the two counts and the estimate from its merged bits (rounded);
+ * one that only one holds (the other's empty: no key, no bit) keeps its
+ * count.  So a union of several filters has the same bytes whatever the
+ * order of the merges.
  */
 void		bs_growable_or(bs_growable *dst, const bs_growable *src);
 

@@ -1077,10 +1077,10 @@ class GrowableBloom(_Sketch):
 
     def union(self, other):
         """bloom_union(a, b) (a | b): a new filter with max(S_a, S_b) stages,
-        stage i the OR of both; its count the estimate from the merged bits
-        rounded to the nearest (floor(e + 0.5)), kept between the larger of the two counts and their sum,
-        or the larger count when one stage's bits hold the other's
-        (at most 2^53; the sum when the estimate is not below 2^53).  Raises
+        stage i the OR of both; its count the larger of the two counts and
+        the estimate from the merged bits rounded to the nearest
+        (floor(e + 0.5); 2^53 when the estimate is not below 2^53), so the
+        result does not depend on the order of several unions.  Raises
         ValueError for filters that do not merge, FamilyError for families."""
         a, b = self, other
         if not isinstance(b, GrowableBloom):
@@ -1104,17 +1104,11 @@ class GrowableBloom(_Sketch):
         out.family = a.family if a.family != FAMILY_NONE else b.family
         for i, sb in enumerate(b.stages):
             s = out.stages[i]
-            before, theirs = s.bits_set(), sb.bits_set()
             for j, byte in enumerate(sb.bits):
                 s.bits[j] |= byte
-            after = s.bits_set()
-            ca, cb = out.counts[i], b.counts[i]
-            if after in (before, theirs):      # one stage's bits hold the other's
-                out.counts[i] = max(ca, cb)
-                continue
-            total = min(ca + cb, GROWABLE_MAX_COUNT)
             e = s.cardinality()
-            out.counts[i] = total if not e < GROWABLE_MAX_COUNT else min(total, max(ca, cb, int(math.floor(e + 0.5))))
+            e = int(math.floor(e + 0.5)) if e < GROWABLE_MAX_COUNT else GROWABLE_MAX_COUNT
+            out.counts[i] = max(out.counts[i], b.counts[i], e)
         for s in out.stages:
             s.family = out.family
         out.buf = out.to_bytes()

@@ -1079,7 +1079,8 @@ class GrowableBloom(_Sketch):
         """bloom_union(a, b) (a | b): a new filter with max(S_a, S_b) stages,
         stage i the OR of both; its count the larger of the two counts and
         the estimate from the merged bits rounded to the nearest
-        (floor(e + 0.5); 2^53 when the estimate is not below 2^53), so the
+        (floor(e + 0.5); 2^53 when the estimate is not below 2^53), or the
+        other's count when one stage is empty (no key, no bit), so the
         result does not depend on the order of several unions.  Raises
         ValueError for filters that do not merge, FamilyError for families."""
         a, b = self, other
@@ -1104,8 +1105,14 @@ class GrowableBloom(_Sketch):
         out.family = a.family if a.family != FAMILY_NONE else b.family
         for i, sb in enumerate(b.stages):
             s = out.stages[i]
+            mine, theirs = any(s.bits), any(sb.bits)
             for j, byte in enumerate(sb.bits):
                 s.bits[j] |= byte
+            if b.counts[i] == 0 and not theirs:        # an empty stage takes no part
+                continue
+            if out.counts[i] == 0 and not mine:
+                out.counts[i] = b.counts[i]
+                continue
             e = s.cardinality()
             e = int(math.floor(e + 0.5)) if e < GROWABLE_MAX_COUNT else GROWABLE_MAX_COUNT
             out.counts[i] = max(out.counts[i], b.counts[i], e)

@@ -53,6 +53,12 @@ arg_is_constant(FunctionCallInfo fcinfo, int argno)
 {
 	Node	   *expr = fcinfo->flinfo->fn_expr;
 
+	/*
+	 * Without an expression the caller is not the aggregate (Citus's
+	 * worker_partial_agg): its Aggref's arguments are not ours.
+	 */
+	if (expr == NULL)
+		return false;
 	if (AggCheckCallContext(fcinfo, NULL))
 	{
 		Aggref	   *aggref = AggGetAggref(fcinfo);

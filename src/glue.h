@@ -199,8 +199,9 @@ extern const bs_key_info *bs_key_arg_resolve(FunctionCallInfo fcinfo, int argno)
 
 /*
  * Key info of argument argno, resolved once per call site and kept in
- * fn_extra: per row, a pointer test.  Unsupported types are an ERROR naming
- * the type.
+ * fn_extra: per row, a pointer test (for a caller without fn_extra, a lookup
+ * in its AggState's call sites).  Unsupported types are an ERROR naming the
+ * type.
  */
 static inline const bs_key_info *
 bs_key_arg(FunctionCallInfo fcinfo, int argno)
@@ -212,12 +213,24 @@ bs_key_arg(FunctionCallInfo fcinfo, int argno)
 	return bs_key_arg_resolve(fcinfo, argno);
 }
 
+/*
+ * The head of this call if it has one: fn_extra's, or for a caller that
+ * builds a new FmgrInfo for every row (Citus), the one its AggState keeps for
+ * the call site (call_cache.c).
+ */
+extern bs_call_head *bs_call_head_if_any(FunctionCallInfo fcinfo);
+
+/* A syscache invalidation: the call sites of such callers resolve their keys again. */
+extern void bs_call_sites_forget_keys(void);
+
 /* The memo's outputs for inputs (a, b), if it holds them. */
 static inline bool
 bs_memo_get(FunctionCallInfo fcinfo, uint64_t a, uint64_t b, uint64_t *x, uint64_t *y)
 {
 	bs_call_head *c = (bs_call_head *) fcinfo->flinfo->fn_extra;
 
+	if (unlikely(c == NULL))
+		c = bs_call_head_if_any(fcinfo);
 	if (c == NULL || !c->memo_ready || c->memo_in[0] != a || c->memo_in[1] != b)
 		return false;
 	*x = c->memo_out[0];

@@ -6,7 +6,8 @@
  * worker_partial_agg) gives no tree, so the type comes from the aggregate the
  * call names; such a caller also builds a new FmgrInfo for every row, so the
  * catalog answers are kept for the backend.  The result goes into fn_extra
- * (call_cache.c), so a plain aggregate runs this once per call site.
+ * (call_cache.c), so a plain aggregate runs this once per call site, or for
+ * such a caller into its AggState's table of call sites: once per query.
  */
 #include "glue.h"
 
@@ -50,6 +51,7 @@ backend_cache_reset(Datum arg, int cacheid, uint32 hashvalue)
 {
 	agg_arg_used = 0;
 	type_key_used = 0;
+	bs_call_sites_forget_keys();
 }
 
 static void
@@ -137,8 +139,8 @@ aggregate_arg_type_lookup(Oid aggfnoid, Oid transfn, int argno)
  * transition function through fmgr_info alone, so get_fn_expr_argtype knows
  * nothing; our aggregates declare concrete argument types, so the aggregate
  * that the calling Aggref names (itself, or as a regprocedure or oid constant
- * argument) tells the type.  Such a caller builds a new FmgrInfo for every
- * row, so this runs once per row there, never in a plain aggregate.
+ * argument) tells the type.  Runs once per call site of such a caller
+ * (call_cache.c), never in a plain aggregate.
  */
 static Oid
 key_type_from_aggregate(FunctionCallInfo fcinfo, int argno)

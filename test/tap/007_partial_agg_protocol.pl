@@ -385,6 +385,99 @@ for my $c ([ 10, 'kt', 'text', 'cms' ], [ 0, 'ku', 'uuid', 'bloom' ], [ 11, 'kts
 run_checks(\@checks, \%first_error);
 
 # ---------------------------------------------------------------------------------------
+# The call-site cache (src/call_cache.c): a caller with a new FmgrInfo per row gets the key
+# type and the memo of the parameters from a table of its AggState, one entry per
+# (transition function, Aggref).  Aggregates that share a transition function with other
+# key types and parameters in one query, parameters that differ between groups, and
+# queries one after another in one session must each get their own; a parameter that
+# varies between the rows of a group must still be checked on every row.
+my $cms3 = 'cms_agg(%s,double precision,double precision)';
+my $blocked = 'bloom_agg(bigint,bigint,double precision,text)';
+@checks = (
+	[
+		'cache: bloom_agg(bigint), bloom_agg(text), cms_agg of bigint, text and uuid with two (eps, delta) in one query (one AggState, shared transition functions) = the plain aggregates',
+		qq{WITH parts AS MATERIALIZED (SELECT shard,
+    partial_agg('bloom_agg(bigint)'::regprocedure, kb) AS b1,
+    partial_agg('bloom_agg(text)'::regprocedure, kt) AS b2,
+    partial_agg('${\ sprintf($cms3, 'bigint')}'::regprocedure, ROW(kb, 0.01::float8, 0.02::float8)) AS c1,
+    partial_agg('${\ sprintf($cms3, 'text')}'::regprocedure, ROW(kt, 0.002::float8, 0.01::float8)) AS c2,
+    partial_agg('cms_agg(uuid)'::regprocedure, ku) AS c3
+  FROM t GROUP BY shard)
+SELECT concat_ws('|',
+  (SELECT combine_agg('bloom_agg(bigint)'::regprocedure, b1, NULL::bloom) FROM parts)::bytea = (SELECT bloom_agg(kb) FROM t)::bytea,
+  (SELECT combine_agg('bloom_agg(text)'::regprocedure, b2, NULL::bloom) FROM parts)::bytea = (SELECT bloom_agg(kt) FROM t)::bytea,
+  (SELECT combine_agg('${\ sprintf($cms3, 'bigint')}'::regprocedure, c1, NULL::cms) FROM parts)::bytea = (SELECT cms_agg(kb, 0.01, 0.02) FROM t)::bytea,
+  (SELECT combine_agg('${\ sprintf($cms3, 'text')}'::regprocedure, c2, NULL::cms) FROM parts)::bytea = (SELECT cms_agg(kt, 0.002, 0.01) FROM t)::bytea,
+  (SELECT combine_agg('cms_agg(uuid)'::regprocedure, c3, NULL::cms) FROM parts)::bytea = (SELECT cms_agg(ku) FROM t)::bytea)},
+		qr/^t\|t\|t\|t\|t$/
+	],
+	[
+		'cache: epsilon and a blocked filter\'s capacity that differ between groups (the same on every row of each): each group\'s state = the plain aggregate\'s',
+		qq{WITH parts AS MATERIALIZED (SELECT shard,
+    partial_agg('${\ sprintf($cms3, 'bigint')}'::regprocedure, ROW(kb, (0.01 * (shard + 1))::float8, 0.02::float8)) AS c,
+    partial_agg('$blocked'::regprocedure, ROW(kb, (1000 * (shard + 1))::bigint, 0.01::float8, 'blocked'::text)) AS b
+  FROM t GROUP BY shard),
+  mine AS (SELECT shard, combine_agg('${\ sprintf($cms3, 'bigint')}'::regprocedure, c, NULL::cms)::bytea AS c,
+                  combine_agg('$blocked'::regprocedure, b, NULL::bloom)::bytea AS b FROM parts GROUP BY shard),
+  plain AS (SELECT shard, cms_agg(kb, (0.01 * (shard + 1))::float8, 0.02)::bytea AS c,
+                   bloom_agg(kb, 1000 * (shard + 1), 0.01, 'blocked')::bytea AS b FROM t GROUP BY shard)
+SELECT count(*) || '/' || count(*) FILTER (WHERE m.c IS NOT DISTINCT FROM p.c AND m.b IS NOT DISTINCT FROM p.b)
+       || '/' || count(DISTINCT octet_length(m.c)) || '/' || count(DISTINCT octet_length(m.b))
+  FROM mine m JOIN plain p USING (shard)},
+		qr{^4/4/3/3$}
+	],
+	[
+		'cache: an epsilon that changes within a group: 22023, as the plain aggregate',
+		qq{SELECT count(p)::text FROM (SELECT partial_agg('${\ sprintf($cms3, 'bigint')}'::regprocedure,
+    ROW(kb, CASE WHEN id > 10000 THEN 0.02 ELSE 0.01 END::float8, 0.02::float8)) AS p FROM t GROUP BY shard) s},
+		qr/^ERROR 22023: cms_agg parameters must be the same for every row of a group/
+	],
+	[
+		'cache: an epsilon that turns invalid within a group: 22023',
+		qq{SELECT count(p)::text FROM (SELECT partial_agg('${\ sprintf($cms3, 'bigint')}'::regprocedure,
+    ROW(kb, CASE WHEN id > 10000 THEN -1 ELSE 0.01 END::float8, 0.02::float8)) AS p FROM t GROUP BY shard) s},
+		qr/^ERROR 22023:/
+	],
+	[
+		'cache: a layout that changes within a group (CASE ... \'blocked\' ELSE \'classic\'): 22023, as the plain aggregate',
+		qq{SELECT count(p)::text FROM (SELECT partial_agg('$blocked'::regprocedure,
+    ROW(kb, 20000::bigint, 0.01::float8, CASE WHEN id > 10000 THEN 'blocked' ELSE 'classic' END)) AS p FROM t GROUP BY shard) s},
+		qr/^ERROR 22023: bloom_agg parameters must be the same for every row of a group/
+	],
+	[
+		'cache: a layout that turns unknown within a group: 22023',
+		qq{SELECT count(p)::text FROM (SELECT partial_agg('$blocked'::regprocedure,
+    ROW(kb, 20000::bigint, 0.01::float8, CASE WHEN id > 10000 THEN 'sparse' ELSE 'classic' END)) AS p FROM t GROUP BY shard) s},
+		qr/^ERROR 22023:/
+	]);
+# the same query shape with other key types, one statement after another in one session:
+# a new AggState may have the address of the last one, and must not find its entries
+for my $ty ([ 'kb', 'bigint' ], [ 'kt', 'text' ], [ 'ki', 'integer' ], [ 'kb', 'bigint' ], [ 'ku', 'uuid' ])
+{
+	my ($col, $type) = @$ty;
+	for my $agg ('bloom_agg', 'cms_agg')
+	{
+		my $rtype = $agg eq 'cms_agg' ? 'cms' : 'bloom';
+		push @checks,
+		  [
+			"cache: $agg($type) after other key types in the session = the plain aggregate",
+			'SELECT (' . split_sql("$agg($type)", $col, $rtype) . "::bytea = (SELECT $agg($col) FROM t)::bytea)::text",
+			qr/^true$/
+		  ];
+	}
+}
+run_checks(\@checks, \%first_error);
+{
+	# the statements one by one (each its own executor), in one session
+	my @sql = map {
+		my ($col, $type) = @$_;
+		'SELECT (' . split_sql("bloom_agg($type)", $col, 'bloom') . "::bytea = (SELECT bloom_agg($col) FROM t)::bytea)"
+	} ([ 'kb', 'bigint' ], [ 'kt', 'text' ], [ 'kb', 'bigint' ], [ 'ku', 'uuid' ]);
+	is($node->safe_psql('postgres', join(";\n", @sql) . ';'),
+		"t\nt\nt\nt", 'cache: bloom_agg of bigint, text, bigint, uuid as statements one after another in one session = the plain aggregate');
+}
+
+# ---------------------------------------------------------------------------------------
 # No usable aggregate: a clean 22023, no crash
 my $keymsg = qr/could not determine the data type of the key argument/;
 my @negative = (

@@ -487,6 +487,7 @@ bs_bloom_agg_state_add(uint8_t **state, uint64_t h, const bs_allocator *a, bs_er
 
 #define LINE_BYTES 64
 #define MIN_BATCH 1024
+#define MIN_EXACT_BATCH 256
 /* positions sorted at once in the dense phase: 8 MB of them and 8 MB of scratch at most */
 #define MAX_DENSE_POSITIONS (UINT64_C(1) << 20)
 
@@ -512,11 +513,11 @@ bs_bloom_agg_state_batch_hashes(const uint8_t *s)
 
 		return per < 64 ? 64 : (size_t) per;
 	}
-	/* one hash per line of 8-byte slots */
-	return v.size / 8 < MIN_BATCH ? MIN_BATCH : (size_t) (v.size / 8);
+	/* one hash per two lines of 8-byte slots */
+	return v.size / 16 < MIN_EXACT_BATCH ? MIN_EXACT_BATCH : (size_t) (v.size / 16);
 }
 
-#define BATCH_MIN_TABLE_BYTES (64 * 1024)
+#define BATCH_MIN_TABLE_BYTES (8 * 1024)
 
 bool
 bs_bloom_agg_state_batches_pay(const uint8_t *s)

@@ -56,25 +56,3 @@ bs_radix_sort22(uint64_t *v, uint64_t *tmp, size_t n, unsigned shift)
 	}
 	/* after an even number of passes the result is back in v */
 }
-
-void
-bs_radix_partition11(const uint64_t *v, uint64_t *out, size_t n, unsigned shift)
-{
-	size_t		count[1u << BS_RADIX_PARTITION_BITS],
-				i,
-				sum = 0;
-	const uint64_t mask = (1u << BS_RADIX_PARTITION_BITS) - 1;
-
-	memset(count, 0, sizeof(count));
-	for (i = 0; i < n; i++)
-		count[(v[i] >> shift) & mask]++;
-	for (i = 0; i <= mask; i++)
-	{
-		size_t		c = count[i];
-
-		count[i] = sum;
-		sum += c;
-	}
-	for (i = 0; i < n; i++)
-		out[count[(v[i] >> shift) & mask]++] = v[i];
-}

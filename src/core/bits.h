@@ -30,18 +30,6 @@ uint64_t	bs_popcount(const uint8_t *bytes, uint64_t nbytes);
  */
 void		bs_radix_sort22(uint64_t *v, uint64_t *tmp, size_t n, unsigned shift);
 
-/* The bits bs_radix_partition11 groups by. */
-#define BS_RADIX_PARTITION_BITS 11
-
-/*
- * v[0..n) into out[0..n), grouped by bits [shift, shift + 11) of each value
- * in ascending order (one counting pass and one scatter pass: half the work
- * of bs_radix_sort22).  Enough where the values of a group fall in a range
- * that stays in the L1 or L2 cache, as the bit positions of a filter of up
- * to 2^32 bits do when shift leaves the 11 top bits of a position.
- */
-void		bs_radix_partition11(const uint64_t *v, uint64_t *out, size_t n, unsigned shift);
-
 /* Index of the lowest set bit of w != 0. */
 static inline unsigned
 bs_lowest_bit(uint64_t w)

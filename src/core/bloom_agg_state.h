@@ -124,9 +124,8 @@ bool		bs_bloom_agg_state_is_counting(const uint8_t *state);
  *                 = h >> (64 - log2 slots), grows with h, so sorted hashes
  *                 walk the table from its first slot to its last: each line
  *                 and page is fetched once per batch, in address order.
- *   dense phase   the k bit positions of every hash, grouped by their top
- *                 11 bits, then the bits are set group by group, each group's
- *                 part of the filter staying in the caches meanwhile.
+ *   dense phase   the k bit positions of every hash, by their top bits, then
+ *                 the bits are set in address order the same way.
  *
  * A batch holds about one hash per two cache lines (exact) or one position
  * per cache line (dense) of the state, so a batch touches the lines of the

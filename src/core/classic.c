@@ -227,7 +227,7 @@ bs_bloom_add_sorted(uint8_t *bits, uint64_t m, uint32_t k, const uint64_t *h, si
 	size_t		chunk = scratch_words / 2 / k,
 				i = 0;
 	unsigned	len = bit_length(m - 1),
-				shift = len > BS_RADIX_PARTITION_BITS ? len - BS_RADIX_PARTITION_BITS : 0;
+				shift = len > BS_RADIX_SORT_BITS ? len - BS_RADIX_SORT_BITS : 0;
 
 	if (chunk == 0)
 	{
@@ -245,9 +245,8 @@ bs_bloom_add_sorted(uint8_t *bits, uint64_t m, uint32_t k, const uint64_t *h, si
 		for (j = 0; j < c; j++)
 			for (p = 0; p < k; p++)
 				scratch[np++] = bs_probe(h[i + j], p, m);
-		/* grouped by their top bits: each group's bits stay in the caches while it is set */
-		bs_radix_partition11(scratch, scratch + np, np, shift);
-		for (j = np; j < 2 * np; j++)
+		bs_radix_sort22(scratch, scratch + np, np, shift);
+		for (j = 0; j < np; j++)
 			bits[scratch[j] >> 3] |= (uint8_t) (1u << (scratch[j] & 7));
 		i += c;
 	}

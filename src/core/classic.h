@@ -96,9 +96,9 @@ uint32_t	bs_bloom_foldable_hashes(double p);
 uint64_t	bs_bloom_foldable_bits(double n, double p, uint32_t k);
 
 /*
- * Set the k bits of each of h[0..n) region by region: the positions of up
- * to scratch_words / 2 of them at once are grouped by their top 11 bits
- * first (hash by hash without scratch).  Worth it from about
+ * Set the k bits of each of h[0..n) in address order: the positions of up
+ * to scratch_words / 2 of them at once are sorted by their top bits first
+ * (hash by hash without scratch).  Worth it from about
  * BS_BLOOM_BATCH_MIN_BYTES of filter (bloom_agg_state.h).
  */
 #define BS_BLOOM_BATCH_MIN_BYTES (2 * 1024 * 1024)

@@ -985,9 +985,13 @@ test_batches(void)
 	unit_arena_reset(&the_arena);
 
 	a = add_all(new_auto(0.01, BS_FAMILY_INTEGER), h, 100000);
-	CHECK(bs_bloom_agg_state_batch_hashes(a) == bs_load64(a + BS_OFF_P1) / 16 &&
+	CHECK(bs_bloom_agg_state_batch_hashes(a) == bs_load64(a + BS_OFF_P1) / 8 &&
 		  bs_bloom_agg_state_batch_scratch(a, 10) == 10,
-		  "an exact state below full size asks for one hash per two cache lines of its table, and scratch of the batch's size");
+		  "an exact state of 2^18 slots asks for one hash per cache line of its table, and scratch of the batch's size");
+	unit_arena_reset(&the_arena);
+	a = add_all(new_auto(0.01, BS_FAMILY_INTEGER), h, 10000);
+	CHECK(bs_load64(a + BS_OFF_P1) == 16384 && bs_bloom_agg_state_batch_hashes(a) == 1024,
+		  "an exact state of 2^14 slots (a GROUP BY keeps many) asks for one hash per two cache lines");
 	free(h);
 	unit_arena_reset(&the_arena);
 }

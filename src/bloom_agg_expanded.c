@@ -36,7 +36,7 @@ struct bs_bloom_agg_expanded
 	uint64_t   *batch;			/* hashes not yet in the state */
 	size_t		n;				/* ... how many */
 	size_t		cap;			/* ... room for */
-	uint64_t   *scratch;		/* for sorting a batch (bs_bloom_agg_state_add_batch) */
+	uint64_t   *scratch;		/* for sorting a batch, when the shared one is too small */
 	size_t		scratch_words;
 };
 
@@ -81,6 +81,19 @@ expanded_reserve(bs_bloom_agg_expanded *expanded, uint64_t **buf, size_t *have, 
 	*have = words;
 }
 
+/*
+ * Scratch for sorting the batches of states that need at most
+ * SHARED_SCRATCH_WORDS of it (exact tables of up to 2^17 slots, 1 MB),
+ * shared by every state of the backend: a GROUP BY keeps a state per group,
+ * and a scratch of its own would add the size of a batch to each (16 kB of
+ * the 180 kB of a group of 10,000 distinct values).  A flush never nests and
+ * leaves nothing in the scratch, so one buffer serves them all; it is made at
+ * the first flush that needs it, in TopMemoryContext, and kept (128 kB).
+ * Larger states, of which a query has few, keep a scratch of their own.
+ */
+#define SHARED_SCRATCH_WORDS ((size_t) 16384)
+static uint64_t *shared_scratch = NULL;
+
 /* Add the batch to the state; the replaced state is freed at once. */
 static void
 expanded_flush(bs_bloom_agg_expanded *expanded)
@@ -91,11 +104,26 @@ expanded_flush(bs_bloom_agg_expanded *expanded)
 
 	if (n > 0)
 	{
-		expanded_reserve(expanded, &expanded->scratch, &expanded->scratch_words,
-				   bs_bloom_agg_state_batch_scratch(expanded->state, n));
+		size_t		need = bs_bloom_agg_state_batch_scratch(expanded->state, n);
+		uint64_t   *scratch;
+		size_t		words;
+
+		if (need <= SHARED_SCRATCH_WORDS)
+		{
+			if (shared_scratch == NULL)
+				shared_scratch = MemoryContextAlloc(TopMemoryContext,
+													SHARED_SCRATCH_WORDS * sizeof(uint64_t));
+			scratch = shared_scratch;
+			words = SHARED_SCRATCH_WORDS;
+		}
+		else
+		{
+			expanded_reserve(expanded, &expanded->scratch, &expanded->scratch_words, need);
+			scratch = expanded->scratch;
+			words = expanded->scratch_words;
+		}
 		expanded->n = 0;				/* the batch is spent, even on error */
-		BS_TRY(bs_bloom_agg_state_add_batch(&s, expanded->batch, n, expanded->scratch,
-									expanded->scratch_words, &a, BS_ERR),
+		BS_TRY(bs_bloom_agg_state_add_batch(&s, expanded->batch, n, scratch, words, &a, BS_ERR),
 			   ERRCODE_DATA_CORRUPTED);
 		if (s != expanded->state)
 		{

@@ -487,6 +487,8 @@ bs_bloom_agg_state_add(uint8_t **state, uint64_t h, const bs_allocator *a, bs_er
 
 #define LINE_BYTES 64
 #define MIN_BATCH 1024
+#define MIN_EXACT_BATCH 256
+#define SMALL_TABLE_SLOTS (UINT64_C(1) << 17)
 /* positions sorted at once in the dense phase: 8 MB of them and 8 MB of scratch at most */
 #define MAX_DENSE_POSITIONS (UINT64_C(1) << 20)
 
@@ -505,18 +507,22 @@ size_t
 bs_bloom_agg_state_batch_hashes(const uint8_t *s)
 {
 	agg_state_view v = view_of(s);
+	uint64_t	per;
 
 	if (v.dense)
 	{
-		uint64_t	per = dense_positions(v.size) / bs_layout_positions_per_key(v.layout, v.k);
-
+		per = dense_positions(v.size) / bs_layout_positions_per_key(v.layout, v.k);
 		return per < 64 ? 64 : (size_t) per;
 	}
-	/* one hash per line of 8-byte slots */
-	return v.size / 8 < MIN_BATCH ? MIN_BATCH : (size_t) (v.size / 8);
+	/*
+	 * One hash per line of 8-byte slots; per two lines for tables of up to
+	 * 1 MB, of which a GROUP BY keeps one per group, each with its batch.
+	 */
+	per = v.size / (v.size > SMALL_TABLE_SLOTS ? 8 : 16);
+	return per < MIN_EXACT_BATCH ? MIN_EXACT_BATCH : (size_t) per;
 }
 
-#define BATCH_MIN_TABLE_BYTES (64 * 1024)
+#define BATCH_MIN_TABLE_BYTES (8 * 1024)
 
 bool
 bs_bloom_agg_state_batches_pay(const uint8_t *s)

@@ -971,23 +971,27 @@ test_batches(void)
 	CHECK(memcmp(a, b, bs_bloom_agg_state_size(a)) == 0, "fixed state in batches: byte for byte");
 	unit_arena_reset(&the_arena);
 
-	/* where batches start: tables of 64 kB (8192 slots), filters of 2 MB */
-	a = add_all(new_auto(0.01, BS_FAMILY_INTEGER), h, 3000);	/* 4096 slots */
-	b = add_all(new_auto(0.01, BS_FAMILY_INTEGER), h, 3100);	/* 8192 slots */
-	ok = bs_load64(a + BS_OFF_P1) == 4096 && !bs_bloom_agg_state_batches_pay(a) &&
-		bs_load64(b + BS_OFF_P1) == 8192 && bs_bloom_agg_state_batches_pay(b);
+	/* where batches start: tables of 8 kB (1024 slots), filters of 2 MB */
+	a = add_all(new_auto(0.01, BS_FAMILY_INTEGER), h, 300);	/* 512 slots */
+	b = add_all(new_auto(0.01, BS_FAMILY_INTEGER), h, 400);	/* 1024 slots */
+	ok = bs_load64(a + BS_OFF_P1) == 512 && !bs_bloom_agg_state_batches_pay(a) &&
+		bs_load64(b + BS_OFF_P1) == 1024 && bs_bloom_agg_state_batches_pay(b);
 	unit_arena_reset(&the_arena);
 	bs_bloom_agg_state_new_fixed(1000000, 0.01, BS_FAMILY_INTEGER, 0, &alloc, &a, &err);	/* 1.2 MB */
 	bs_bloom_agg_state_new_fixed(2000000, 0.01, BS_FAMILY_INTEGER, 0, &alloc, &b, &err);	/* 2.4 MB */
 	CHECK(ok && !bs_bloom_agg_state_batches_pay(a) && bs_bloom_agg_state_batches_pay(b),
-		  "batches pay for tables from 64 kB and filters from 2 MB (a %zu-byte filter: no, %zu bytes: yes)",
+		  "batches pay for tables from 8 kB and filters from 2 MB (a %zu-byte filter: no, %zu bytes: yes)",
 		  bs_bloom_agg_state_size(a), bs_bloom_agg_state_size(b));
 	unit_arena_reset(&the_arena);
 
 	a = add_all(new_auto(0.01, BS_FAMILY_INTEGER), h, 100000);
 	CHECK(bs_bloom_agg_state_batch_hashes(a) == bs_load64(a + BS_OFF_P1) / 8 &&
 		  bs_bloom_agg_state_batch_scratch(a, 10) == 10,
-		  "an exact state below full size asks for one hash per cache line of its table, and scratch of the batch's size");
+		  "an exact state of 2^18 slots asks for one hash per cache line of its table, and scratch of the batch's size");
+	unit_arena_reset(&the_arena);
+	a = add_all(new_auto(0.01, BS_FAMILY_INTEGER), h, 10000);
+	CHECK(bs_load64(a + BS_OFF_P1) == 16384 && bs_bloom_agg_state_batch_hashes(a) == 1024,
+		  "an exact state of 2^14 slots (a GROUP BY keeps many) asks for one hash per two cache lines");
 	free(h);
 	unit_arena_reset(&the_arena);
 }

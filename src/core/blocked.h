@@ -92,14 +92,39 @@ bs_blocked_set_probes(uint8_t *blk, uint64_t g, uint32_t t)
 		blk[(g >> 3) & 63] |= (uint8_t) (1u << (g & 7));
 }
 
+/* Probe i of g: bit 9 i .. 9 i + 8 of g, tested in its word (bit 1 of the result's low bit). */
+#define BS_BLOCKED_PROBE_WORD(blk, g, i) \
+	(bs_load64((blk) + (((g) >> (9 * (i) + 3)) & 56)) >> (((g) >> (9 * (i))) & 63))
+
 static inline uint64_t
 bs_blocked_test_probes(const uint8_t *blk, uint64_t g, uint32_t t)
 {
 	uint64_t	all = 1;
-	uint32_t	i;
 
-	for (i = 0; i < t; i++, g >>= 9)
-		all &= bs_load64(blk + ((g >> 3) & 56)) >> (g & 63);
+	/* the probes in any order (an AND): no loop, the case of t first */
+	switch (t)
+	{
+		case 7:
+			all &= BS_BLOCKED_PROBE_WORD(blk, g, 6);
+			/* FALLTHROUGH */
+		case 6:
+			all &= BS_BLOCKED_PROBE_WORD(blk, g, 5);
+			/* FALLTHROUGH */
+		case 5:
+			all &= BS_BLOCKED_PROBE_WORD(blk, g, 4);
+			/* FALLTHROUGH */
+		case 4:
+			all &= BS_BLOCKED_PROBE_WORD(blk, g, 3);
+			/* FALLTHROUGH */
+		case 3:
+			all &= BS_BLOCKED_PROBE_WORD(blk, g, 2);
+			/* FALLTHROUGH */
+		case 2:
+			all &= BS_BLOCKED_PROBE_WORD(blk, g, 1);
+			/* FALLTHROUGH */
+		case 1:
+			all &= BS_BLOCKED_PROBE_WORD(blk, g, 0);
+	}
 	return all & 1;
 }
 

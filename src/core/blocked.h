@@ -92,7 +92,10 @@ bs_blocked_set_probes(uint8_t *blk, uint64_t g, uint32_t t)
 		blk[(g >> 3) & 63] |= (uint8_t) (1u << (g & 7));
 }
 
-/* Probe i of g: bit 9 i .. 9 i + 8 of g, tested in its word (bit 1 of the result's low bit). */
+/* Probe i of g (bits 9 i .. 9 i + 8 of g): its word, shifted so that its bit is the lowest. */
+#if BS_BLOCK_PROBES_PER_MIX != 7
+#error "bs_blocked_test_probes has a case for each of 7 probes per mix"
+#endif
 #define BS_BLOCKED_PROBE_WORD(blk, g, i) \
 	(bs_load64((blk) + (((g) >> (9 * (i) + 3)) & 56)) >> (((g) >> (9 * (i))) & 63))
 

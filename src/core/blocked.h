@@ -34,6 +34,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "endian.h"
 #include "hash.h"
 #include "status.h"
 
@@ -74,40 +75,84 @@ bs_blocked_block(uint8_t *bits, uint64_t m, uint64_t h)
 	return bits + bs_blocked_block_index(m, h) * BS_BLOCK_BYTES;
 }
 
+/*
+ * The probes of one splitmix output g: t of them, the i-th at bits
+ * 9 i .. 9 i + 8 of g.  Bit j of a block is bit (j mod 8) of its byte j / 8
+ * (bits.h), so it is also bit (j mod 64) of its little-endian 64-bit word
+ * j / 64: the lookup tests it in the word, with no branch per probe, and
+ * the bits are those of the byte-by-byte loop of blocked_test.c.  A key's
+ * first 7 probes (every k of the sizing up to 7) take one output.
+ */
+static inline void
+bs_blocked_set_probes(uint8_t *blk, uint64_t g, uint32_t t)
+{
+	uint32_t	i;
+
+	for (i = 0; i < t; i++, g >>= 9)
+		blk[(g >> 3) & 63] |= (uint8_t) (1u << (g & 7));
+}
+
+/* Probe i of g (bits 9 i .. 9 i + 8 of g): its word, shifted so that its bit is the lowest. */
+#if BS_BLOCK_PROBES_PER_MIX != 7
+#error "bs_blocked_test_probes has a case for each of 7 probes per mix"
+#endif
+#define BS_BLOCKED_PROBE_WORD(blk, g, i) \
+	(bs_load64((blk) + (((g) >> (9 * (i) + 3)) & 56)) >> (((g) >> (9 * (i))) & 63))
+
+static inline uint64_t
+bs_blocked_test_probes(const uint8_t *blk, uint64_t g, uint32_t t)
+{
+	uint64_t	all = 1;
+
+	/* the probes in any order (an AND): no loop, the case of t first */
+	switch (t)
+	{
+		case 7:
+			all &= BS_BLOCKED_PROBE_WORD(blk, g, 6);
+			/* FALLTHROUGH */
+		case 6:
+			all &= BS_BLOCKED_PROBE_WORD(blk, g, 5);
+			/* FALLTHROUGH */
+		case 5:
+			all &= BS_BLOCKED_PROBE_WORD(blk, g, 4);
+			/* FALLTHROUGH */
+		case 4:
+			all &= BS_BLOCKED_PROBE_WORD(blk, g, 3);
+			/* FALLTHROUGH */
+		case 3:
+			all &= BS_BLOCKED_PROBE_WORD(blk, g, 2);
+			/* FALLTHROUGH */
+		case 2:
+			all &= BS_BLOCKED_PROBE_WORD(blk, g, 1);
+			/* FALLTHROUGH */
+		case 1:
+			all &= BS_BLOCKED_PROBE_WORD(blk, g, 0);
+	}
+	return all & 1;
+}
+
 static inline void
 bs_blocked_add_hash(uint8_t *bits, uint64_t m, uint32_t k, uint64_t h)
 {
 	uint8_t    *blk = bs_blocked_block(bits, m, h);
-	uint32_t	i = 0,
-				j = 0;
+	uint32_t	j;
 
-	while (i < k)
-	{
-		uint64_t	g = bs_splitmix(h, j++);
-		uint32_t	t;
-
-		for (t = 0; t < BS_BLOCK_PROBES_PER_MIX && i < k; t++, i++, g >>= 9)
-			blk[(g & 511) >> 3] |= (uint8_t) (1u << (g & 7));
-	}
+	for (j = 0; k > BS_BLOCK_PROBES_PER_MIX; j++, k -= BS_BLOCK_PROBES_PER_MIX)
+		bs_blocked_set_probes(blk, bs_splitmix(h, j), BS_BLOCK_PROBES_PER_MIX);
+	bs_blocked_set_probes(blk, bs_splitmix(h, j), k);
 }
 
+/* All k probes of a mix are tested before the one branch on their result. */
 static inline bool
 bs_blocked_contains_hash(const uint8_t *bits, uint64_t m, uint32_t k, uint64_t h)
 {
 	const uint8_t *blk = bs_blocked_block((uint8_t *) bits, m, h);
-	uint32_t	i = 0,
-				j = 0;
+	uint32_t	j;
 
-	while (i < k)
-	{
-		uint64_t	g = bs_splitmix(h, j++);
-		uint32_t	t;
-
-		for (t = 0; t < BS_BLOCK_PROBES_PER_MIX && i < k; t++, i++, g >>= 9)
-			if ((blk[(g & 511) >> 3] & (1u << (g & 7))) == 0)
-				return false;
-	}
-	return true;
+	for (j = 0; k > BS_BLOCK_PROBES_PER_MIX; j++, k -= BS_BLOCK_PROBES_PER_MIX)
+		if (!bs_blocked_test_probes(blk, bs_splitmix(h, j), BS_BLOCK_PROBES_PER_MIX))
+			return false;
+	return bs_blocked_test_probes(blk, bs_splitmix(h, j), k) != 0;
 }
 
 /* The rate of a blocked filter of m bits (a multiple of 512) holding n keys (above). */

@@ -405,6 +405,7 @@ typedef struct BslBuild
 	BslBuilder *last;			/* the last one used, tried first */
 	Size		memory;			/* bytes held by all builders' rows */
 	Size		budget;
+	bool		reuse;			/* batches may take runs of free pages */
 	List	   *written;		/* BslDirEntry * of the batches written */
 	uint64		rows_written;
 	uint64		k_written;		/* sum of k of the batches written */
@@ -430,6 +431,61 @@ batch_capacity(Size fbytes)
 	sb = BSL_USABLE / per;
 	rows = Min(sb * 8, BSL_MAX_ROWS);
 	return (uint32) rows;
+}
+
+/*
+ * npages contiguous pages for a batch: a run of free pages when there is one
+ * (bs->reuse: not while building), else new pages.  Free pages are claimed
+ * under the meta page's exclusive lock, under which inserts take theirs.
+ * A claimed page that a crash leaves unwritten is still marked deleted, and
+ * the next sweep frees it again.
+ */
+static BlockNumber
+alloc_run(BslBuild *bs, uint32 npages)
+{
+	Relation	index = bs->index;
+
+	if (bs->reuse)
+	{
+		Buffer		metabuf = ReadBuffer(index, BSL_META_BLKNO);
+		BlockNumber nblocks = RelationGetNumberOfBlocks(index),
+					blk,
+					start = InvalidBlockNumber;
+		uint32		run = 0;
+
+		LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
+		for (blk = 1; blk < nblocks && run < npages; blk++)
+		{
+			if (GetRecordedFreeSpace(index, blk) >= BLCKSZ / 2)
+			{
+				if (run++ == 0)
+					start = blk;
+			}
+			else
+				run = 0;
+		}
+		/* the free space map is not crash-safe: each page must say it is free */
+		for (blk = start; run == npages && blk < start + npages; blk++)
+		{
+			Buffer		buf = ReadBuffer(index, blk);
+			Page		page;
+
+			LockBuffer(buf, BUFFER_LOCK_SHARE);
+			page = BufferGetPage(buf);
+			if (!PageIsNew(page) && !page_is(page, BSL_KIND_DELETED))
+				run = 0;
+			UnlockReleaseBuffer(buf);
+		}
+		if (run == npages)
+		{
+			for (blk = start; blk < start + npages; blk++)
+				RecordUsedIndexPage(index, blk);
+			UnlockReleaseBuffer(metabuf);
+			return start;
+		}
+		UnlockReleaseBuffer(metabuf);
+	}
+	return extend_run(index, npages);
 }
 
 static void
@@ -489,7 +545,7 @@ flush_builder(BslBuild *bs, BslBuilder *b)
 	spp = BSL_USABLE / sb;
 	nt = (n + tpp - 1) / tpp;
 	ns = (uint32) ((m + spp - 1) / spp);
-	first = extend_run(index, 1 + nt + ns);
+	first = alloc_run(bs, 1 + nt + ns);
 
 	slices = MemoryContextAllocExtended(bs->cxt, (Size) m * sb,
 										MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
@@ -916,6 +972,28 @@ summarize_entry(void *arg, ItemPointer tid, uint8 *val, uint32 len)
 
 static void sweep_free_pages(Relation index, BufferAccessStrategy strategy);
 
+/* A batch that a summarise may rewrite. */
+typedef struct BslCand
+{
+	uint32		i;				/* in the directory */
+	uint32		live;
+	uint32		nrows;
+	uint32		ndead;
+	uint32		k;
+	BslShape	shape;
+} BslCand;
+
+static int
+cand_cmp(const void *a, const void *b)
+{
+	const BslCand *x = a,
+			   *y = b;
+
+	if (x->live != y->live)
+		return x->live < y->live ? -1 : 1;
+	return x->i < y->i ? -1 : (x->i > y->i);
+}
+
 /*
  * Move the pending rows into batches; with rebuild, also rewrite batches
  * that are half dead.  A shape's smallest batch, when under half full, is
@@ -945,6 +1023,9 @@ summarize(Relation index, bool rebuild, BufferAccessStrategy strategy)
 	BslMeta    *wm;
 	Page		wpage;
 	ListCell   *lc;
+	BslCand    *cands;
+	char		hp[BSL_USABLE];
+	uint32		c;
 
 	/* the end of the list now: what later inserts append stays pending */
 	{
@@ -961,6 +1042,7 @@ summarize(Relation index, bool rebuild, BufferAccessStrategy strategy)
 	}
 
 	build_init(&bs, index, (Size) maintenance_work_mem * 1024);
+	bs.reuse = true;
 	ss.bs = &bs;
 	ss.index = index;
 	ss.rows = 0;
@@ -968,42 +1050,55 @@ summarize(Relation index, bool rebuild, BufferAccessStrategy strategy)
 					  summarize_entry, &ss, strategy, &npages, &entries))
 		corrupt(index, "the pending list is broken", meta->pending_head);
 
+	/*
+	 * Batches to rewrite: with rebuild, those at least half dead; and, so that
+	 * a shape keeps few batches however often a few rows are summarised,
+	 * merged into a shape's new rows, smallest first, every batch whose live
+	 * rows are no more than the rows gathered so far (as a binary counter
+	 * carries: a row is rewritten about log2 of its shape's rows times).
+	 */
 	removed = palloc0(sizeof(bool) * Max(meta->nbatches, 1));
+	cands = palloc(sizeof(BslCand) * Max(meta->nbatches, 1));
 	for (i = 0; i < meta->nbatches; i++)
 	{
-		char	   *hp = palloc(BSL_USABLE);
 		BslHead    *h = (BslHead *) hp;
-		bool		take = false;
 
 		if (!read_batch_page(index, meta->dir[i].head, meta->dir[i].head, BSL_KIND_HEAD,
 							 strategy, hp) || !head_ok(h, &meta->dir[i]))
 			corrupt(index, "a batch head is not valid", meta->dir[i].head);
-		if (rebuild && h->ndead * 2 >= h->nrows)
-			take = true;
-		else
-		{
-			/* merge a batch under half full into the new rows of its shape */
-			for (b = bs.builders; b != NULL; b = b->next)
-			{
-				BslShape	s = {h->m, h->seed, h->k, h->layout, h->family};
+		cands[i].i = i;
+		cands[i].live = h->nrows - h->ndead;
+		cands[i].nrows = h->nrows;
+		cands[i].ndead = h->ndead;
+		cands[i].k = h->k;
+		cands[i].shape.m = h->m;
+		cands[i].shape.seed = h->seed;
+		cands[i].shape.k = h->k;
+		cands[i].shape.layout = h->layout;
+		cands[i].shape.family = h->family;
+	}
+	qsort(cands, meta->nbatches, sizeof(BslCand), cand_cmp);
+	for (c = 0; c < meta->nbatches; c++)
+	{
+		BslCand    *cd = &cands[c];
+		bool		take = rebuild && cd->ndead * 2 >= cd->nrows;
 
-				if (shape_eq(&b->shape, &s) && b->n > 0 &&
-					(h->nrows - h->ndead) * 2 < b->cap &&
-					b->n + (h->nrows - h->ndead) <= b->cap)
+		if (!take)
+			for (b = bs.builders; b != NULL; b = b->next)
+				if (shape_eq(&b->shape, &cd->shape) && b->n > 0 &&
+					cd->live <= b->n && b->n + cd->live <= b->cap)
 					take = true;
-			}
-		}
 		if (take)
 		{
-			removed[i] = true;
+			removed[cd->i] = true;
 			nremoved++;
-			removed_rows += h->nrows;
-			removed_dead += h->ndead;
-			removed_k += h->k;
-			(void) load_batch(&bs, &meta->dir[i], strategy);
+			removed_rows += cd->nrows;
+			removed_dead += cd->ndead;
+			removed_k += cd->k;
+			(void) load_batch(&bs, &meta->dir[cd->i], strategy);
 		}
-		pfree(hp);
 	}
+	pfree(cands);
 	flush_all(&bs);
 
 	if (entries == 0 && nremoved == 0 && bs.written == NIL)

@@ -79,6 +79,13 @@ PG_FUNCTION_INFO_V1(bloom_slices_info);
 #define BSL_META_BLKNO 0
 #define BSL_PAGE_ID 0xFF8B
 
+/* PostgreSQL 18 tells vacuum_delay_point whether it is ANALYZE */
+#if PG_VERSION_NUM >= 180000
+#define BSL_VACUUM_DELAY() vacuum_delay_point(false)
+#else
+#define BSL_VACUUM_DELAY() vacuum_delay_point()
+#endif
+
 /* page kinds */
 #define BSL_KIND_META 1
 #define BSL_KIND_PENDING 2
@@ -1625,7 +1632,7 @@ bsl_bulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 
 			if (r % h->tids_per_page == 0)
 			{
-				vacuum_delay_point();
+				BSL_VACUUM_DELAY();
 				if (!read_batch_page(index, e->head + 1 + r / h->tids_per_page, e->head,
 									 BSL_KIND_TIDS, info->strategy, tp))
 					corrupt(index, "a TID page is not its batch's", e->head + 1 + r / h->tids_per_page);
@@ -1675,7 +1682,7 @@ bsl_bulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 					maxoff;
 		GenericXLogState *state = NULL;
 
-		vacuum_delay_point();
+		BSL_VACUUM_DELAY();
 		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 		page = BufferGetPage(buf);
 		if (!page_is(page, BSL_KIND_PENDING))

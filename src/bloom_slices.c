@@ -1573,6 +1573,9 @@ bsl_getbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 			CHECK_FOR_INTERRUPTS();
 			ok = scan_batch(index, &meta->dir[i], &f, hp, pg);
 		}
+		/* on a primary the lock keeps the generation; on a standby, replay may change it */
+		if (ok && !RecoveryInProgress())
+			break;
 		after = read_meta(index);
 		if (ok && after->generation == meta->generation)
 			break;

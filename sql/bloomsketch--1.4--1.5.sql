@@ -245,6 +245,35 @@ CREATE OPERATOR <@ (LEFTARG = timestamptz, RIGHTARG = bloom, FUNCTION = bloom_co
   COMMUTATOR = @>, RESTRICT = bloomsketch_contsel);
 COMMENT ON OPERATOR <@ (timestamptz, bloom) IS 'timestamptz value is probably contained in filter';
 
+-- A lookup in a stored filter costs about what reading a few of its pages does (a TOASTed filter:
+-- the header and probed chunks, tens of microseconds), not one operator call: without this the
+-- planner costs a sequential scan that tests @> on every row as if it were free and never takes
+-- a bloom_slices index (doc/reference.md, section 9.7, "Cost model").
+ALTER FUNCTION bloom_contains(bloom, anyelement) COST 50;
+ALTER FUNCTION bloom_contained(anyelement, bloom) COST 50;
+ALTER FUNCTION bloom_contains(bloom, text) COST 50;
+ALTER FUNCTION bloom_contained(text, bloom) COST 50;
+ALTER FUNCTION bloom_contains(bloom, smallint) COST 50;
+ALTER FUNCTION bloom_contained(smallint, bloom) COST 50;
+ALTER FUNCTION bloom_contains(bloom, integer) COST 50;
+ALTER FUNCTION bloom_contained(integer, bloom) COST 50;
+ALTER FUNCTION bloom_contains(bloom, bigint) COST 50;
+ALTER FUNCTION bloom_contained(bigint, bloom) COST 50;
+ALTER FUNCTION bloom_contains(bloom, bytea) COST 50;
+ALTER FUNCTION bloom_contained(bytea, bloom) COST 50;
+ALTER FUNCTION bloom_contains(bloom, uuid) COST 50;
+ALTER FUNCTION bloom_contained(uuid, bloom) COST 50;
+ALTER FUNCTION bloom_contains(bloom, double precision) COST 50;
+ALTER FUNCTION bloom_contained(double precision, bloom) COST 50;
+ALTER FUNCTION bloom_contains(bloom, numeric) COST 50;
+ALTER FUNCTION bloom_contained(numeric, bloom) COST 50;
+ALTER FUNCTION bloom_contains(bloom, date) COST 50;
+ALTER FUNCTION bloom_contained(date, bloom) COST 50;
+ALTER FUNCTION bloom_contains(bloom, timestamp) COST 50;
+ALTER FUNCTION bloom_contained(timestamp, bloom) COST 50;
+ALTER FUNCTION bloom_contains(bloom, timestamptz) COST 50;
+ALTER FUNCTION bloom_contained(timestamptz, bloom) COST 50;
+
 CREATE FUNCTION bloom_slices_handler(internal) RETURNS index_am_handler
   AS 'MODULE_PATHNAME' LANGUAGE C;
 COMMENT ON FUNCTION bloom_slices_handler(internal) IS 'handler of the bloom_slices index access method';

@@ -3,7 +3,8 @@
 # sequential scan does, for 10,000 keys (present and absent) on a table of five filter shapes:
 #   - on a primary, after 8 concurrent writers (pgbench: inserts, updates, deletes, lookups,
 #     summarizes and VACUUMs at once);
-#   - on a streaming standby, from the WAL alone (generic WAL records);
+#   - on a streaming standby, from the WAL alone (generic WAL records), and lookups on it while
+#     the writers run (a swap replayed under a lookup makes it read again, never fail);
 #   - after a crash in the middle of the writers (stop -m immediate), recovered;
 #   - after REINDEX CONCURRENTLY, CREATE INDEX CONCURRENTLY, and pg_dump / pg_restore.
 # Each comparison is a fingerprint of every key's matching rows (md5 of the lists) and their
@@ -111,8 +112,21 @@ sub pgbench_cmd
 }
 
 my ($out, $err) = ('', '');
-my $ok = IPC::Run::run(pgbench_cmd($primary, 8), '>', \$out, '2>', \$err);
+my $run = IPC::Run::start(pgbench_cmd($primary, 8), '>', \$out, '2>', \$err);
+# meanwhile the standby replays their summarizes and VACUUMs under lookups, which must read
+# again, not fail, when a swap is replayed while they read
+my ($lookups, $lookup_errors) = (0, 0);
+while ($run->pumpable)
+{
+	my ($ret, $o, $e) = $standby->psql('postgres',
+		"SET enable_seqscan = off; SELECT count(*) FROM bsl, generate_series(1, 3000, 37) k WHERE f @> k");
+	$lookups++;
+	if ($ret != 0) { $lookup_errors++; diag($e); }
+	$run->pump_nb;
+}
+my $ok = $run->finish;
 ok($ok, '8 concurrent writers ran for 8 s without an error') or diag($err);
+is($lookup_errors, 0, "index lookups on the standby during the writes: $lookups, none failed");
 my ($tx) = $out =~ /number of transactions actually processed: (\d+)/;
 note "writers: " . ($tx // '?') . " transactions";
 my $info = $primary->safe_psql('postgres', 'SELECT * FROM bloom_slices_info(\'bsl_f\')');

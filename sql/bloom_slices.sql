@@ -120,6 +120,19 @@ INSERT INTO bsl VALUES (5000, bloom_empty(100, 0.01, 2));
 CREATE TABLE bsl_cb (f cbloom);
 CREATE INDEX ON bsl_cb USING bloom_slices (f);
 CREATE INDEX ON bsl USING bloom_slices (f) WITH (fillfactor = 50);
+-- its counts are for those who may read the table; summarize, for the index's owner
+CREATE ROLE regress_bsl_reader;
+SET ROLE regress_bsl_reader;
+SELECT batches FROM bloom_slices_info('bsl_f');
+SELECT bloom_slices_summarize('bsl_f');
+RESET ROLE;
+GRANT SELECT ON bsl TO regress_bsl_reader;
+SET ROLE regress_bsl_reader;
+SELECT batches > 0 AS readable FROM bloom_slices_info('bsl_f');
+SELECT bloom_slices_summarize('bsl_f');
+RESET ROLE;
+REVOKE SELECT ON bsl FROM regress_bsl_reader;
+DROP ROLE regress_bsl_reader;
 SELECT bloom_slices_summarize('bsl_pkey');
 SELECT bloom_slices_summarize('bsl');
 

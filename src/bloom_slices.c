@@ -61,6 +61,7 @@
 #include "storage/lmgr.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/selfuncs.h"
@@ -1937,10 +1938,15 @@ Datum
 bloom_slices_info(PG_FUNCTION_ARGS)
 {
 	Relation	index = open_bsl_index(PG_GETARG_OID(0), AccessShareLock, false);
-	BslMeta    *meta = read_meta(index);
+	BslMeta    *meta;
 	TupleDesc	tupdesc;
 	Datum		values[7];
 	bool		nulls[7] = {0};
+
+	/* its counts tell about the table's rows: for those who may read them */
+	if (pg_class_aclcheck(index->rd_index->indrelid, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
+		aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_TABLE, get_rel_name(index->rd_index->indrelid));
+	meta = read_meta(index);
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "bloom_slices_info: return type must be a row type");

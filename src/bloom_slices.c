@@ -1547,6 +1547,7 @@ bsl_getbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 	BslScan    *so = scan->opaque;
 	Found		f;
 	int			attempt;
+	int64		done;
 	char	   *hp,
 			   *pg;
 
@@ -1588,8 +1589,9 @@ bsl_getbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 		pfree(after);
 	}
 	UnlockPage(index, BSL_META_BLKNO, AccessShareLock);
-	if (f.n > 0)
-		tbm_add_tuples(tbm, f.tids, (int) Min(f.n, INT_MAX), false);
+	/* tbm_add_tuples takes an int count: hand over the TIDs in chunks */
+	for (done = 0; done < f.n; done += Min(f.n - done, INT_MAX))
+		tbm_add_tuples(tbm, f.tids + done, (int) Min(f.n - done, INT_MAX), false);
 	if (f.tids)
 		pfree(f.tids);
 	pfree(hp);

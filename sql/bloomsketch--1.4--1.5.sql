@@ -118,3 +118,186 @@ ALTER OPERATOR @> (cbloom, anyelement) SET (RESTRICT = bloomsketch_contsel);
 ALTER OPERATOR <@ (anyelement, cbloom) SET (RESTRICT = bloomsketch_contsel);
 ALTER OPERATOR @> (cbloom, text) SET (RESTRICT = bloomsketch_contsel);
 ALTER OPERATOR <@ (text, cbloom) SET (RESTRICT = bloomsketch_contsel);
+
+-- The bloom_slices index (doc/reference.md, "bloom_slices"): an index access method over bloom
+-- columns that answers f @> key (and key <@ f) by reading k bit slices per batch of filters.  An
+-- index scan knows a key's type only from its operator, so @> and <@ get one overload per key type
+-- (same C functions as the anyelement ones; a key hashes the same whatever its type, so answers
+-- do not change), and the operator class lists the @> of every key type.
+CREATE FUNCTION bloom_contains(bloom, smallint) RETURNS boolean
+  AS 'MODULE_PATHNAME', 'bloom_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_contains(bloom, smallint) IS 'bloom_contains for smallint keys (so that a bloom_slices index can be used)';
+CREATE FUNCTION bloom_contained(smallint, bloom) RETURNS boolean
+  AS 'MODULE_PATHNAME', 'bloom_contained' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_contained(smallint, bloom) IS 'bloom_contains with the arguments swapped, for smallint keys (operator <@)';
+CREATE OPERATOR @> (LEFTARG = bloom, RIGHTARG = smallint, FUNCTION = bloom_contains,
+  COMMUTATOR = <@, RESTRICT = bloomsketch_contsel);
+COMMENT ON OPERATOR @> (bloom, smallint) IS 'filter probably contains the smallint value';
+CREATE OPERATOR <@ (LEFTARG = smallint, RIGHTARG = bloom, FUNCTION = bloom_contained,
+  COMMUTATOR = @>, RESTRICT = bloomsketch_contsel);
+COMMENT ON OPERATOR <@ (smallint, bloom) IS 'smallint value is probably contained in filter';
+CREATE FUNCTION bloom_contains(bloom, integer) RETURNS boolean
+  AS 'MODULE_PATHNAME', 'bloom_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_contains(bloom, integer) IS 'bloom_contains for integer keys (so that a bloom_slices index can be used)';
+CREATE FUNCTION bloom_contained(integer, bloom) RETURNS boolean
+  AS 'MODULE_PATHNAME', 'bloom_contained' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_contained(integer, bloom) IS 'bloom_contains with the arguments swapped, for integer keys (operator <@)';
+CREATE OPERATOR @> (LEFTARG = bloom, RIGHTARG = integer, FUNCTION = bloom_contains,
+  COMMUTATOR = <@, RESTRICT = bloomsketch_contsel);
+COMMENT ON OPERATOR @> (bloom, integer) IS 'filter probably contains the integer value';
+CREATE OPERATOR <@ (LEFTARG = integer, RIGHTARG = bloom, FUNCTION = bloom_contained,
+  COMMUTATOR = @>, RESTRICT = bloomsketch_contsel);
+COMMENT ON OPERATOR <@ (integer, bloom) IS 'integer value is probably contained in filter';
+CREATE FUNCTION bloom_contains(bloom, bigint) RETURNS boolean
+  AS 'MODULE_PATHNAME', 'bloom_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_contains(bloom, bigint) IS 'bloom_contains for bigint keys (so that a bloom_slices index can be used)';
+CREATE FUNCTION bloom_contained(bigint, bloom) RETURNS boolean
+  AS 'MODULE_PATHNAME', 'bloom_contained' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_contained(bigint, bloom) IS 'bloom_contains with the arguments swapped, for bigint keys (operator <@)';
+CREATE OPERATOR @> (LEFTARG = bloom, RIGHTARG = bigint, FUNCTION = bloom_contains,
+  COMMUTATOR = <@, RESTRICT = bloomsketch_contsel);
+COMMENT ON OPERATOR @> (bloom, bigint) IS 'filter probably contains the bigint value';
+CREATE OPERATOR <@ (LEFTARG = bigint, RIGHTARG = bloom, FUNCTION = bloom_contained,
+  COMMUTATOR = @>, RESTRICT = bloomsketch_contsel);
+COMMENT ON OPERATOR <@ (bigint, bloom) IS 'bigint value is probably contained in filter';
+CREATE FUNCTION bloom_contains(bloom, bytea) RETURNS boolean
+  AS 'MODULE_PATHNAME', 'bloom_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_contains(bloom, bytea) IS 'bloom_contains for bytea keys (so that a bloom_slices index can be used)';
+CREATE FUNCTION bloom_contained(bytea, bloom) RETURNS boolean
+  AS 'MODULE_PATHNAME', 'bloom_contained' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_contained(bytea, bloom) IS 'bloom_contains with the arguments swapped, for bytea keys (operator <@)';
+CREATE OPERATOR @> (LEFTARG = bloom, RIGHTARG = bytea, FUNCTION = bloom_contains,
+  COMMUTATOR = <@, RESTRICT = bloomsketch_contsel);
+COMMENT ON OPERATOR @> (bloom, bytea) IS 'filter probably contains the bytea value';
+CREATE OPERATOR <@ (LEFTARG = bytea, RIGHTARG = bloom, FUNCTION = bloom_contained,
+  COMMUTATOR = @>, RESTRICT = bloomsketch_contsel);
+COMMENT ON OPERATOR <@ (bytea, bloom) IS 'bytea value is probably contained in filter';
+CREATE FUNCTION bloom_contains(bloom, uuid) RETURNS boolean
+  AS 'MODULE_PATHNAME', 'bloom_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_contains(bloom, uuid) IS 'bloom_contains for uuid keys (so that a bloom_slices index can be used)';
+CREATE FUNCTION bloom_contained(uuid, bloom) RETURNS boolean
+  AS 'MODULE_PATHNAME', 'bloom_contained' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_contained(uuid, bloom) IS 'bloom_contains with the arguments swapped, for uuid keys (operator <@)';
+CREATE OPERATOR @> (LEFTARG = bloom, RIGHTARG = uuid, FUNCTION = bloom_contains,
+  COMMUTATOR = <@, RESTRICT = bloomsketch_contsel);
+COMMENT ON OPERATOR @> (bloom, uuid) IS 'filter probably contains the uuid value';
+CREATE OPERATOR <@ (LEFTARG = uuid, RIGHTARG = bloom, FUNCTION = bloom_contained,
+  COMMUTATOR = @>, RESTRICT = bloomsketch_contsel);
+COMMENT ON OPERATOR <@ (uuid, bloom) IS 'uuid value is probably contained in filter';
+CREATE FUNCTION bloom_contains(bloom, double precision) RETURNS boolean
+  AS 'MODULE_PATHNAME', 'bloom_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_contains(bloom, double precision) IS 'bloom_contains for double precision keys (so that a bloom_slices index can be used)';
+CREATE FUNCTION bloom_contained(double precision, bloom) RETURNS boolean
+  AS 'MODULE_PATHNAME', 'bloom_contained' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_contained(double precision, bloom) IS 'bloom_contains with the arguments swapped, for double precision keys (operator <@)';
+CREATE OPERATOR @> (LEFTARG = bloom, RIGHTARG = double precision, FUNCTION = bloom_contains,
+  COMMUTATOR = <@, RESTRICT = bloomsketch_contsel);
+COMMENT ON OPERATOR @> (bloom, double precision) IS 'filter probably contains the double precision value';
+CREATE OPERATOR <@ (LEFTARG = double precision, RIGHTARG = bloom, FUNCTION = bloom_contained,
+  COMMUTATOR = @>, RESTRICT = bloomsketch_contsel);
+COMMENT ON OPERATOR <@ (double precision, bloom) IS 'double precision value is probably contained in filter';
+CREATE FUNCTION bloom_contains(bloom, numeric) RETURNS boolean
+  AS 'MODULE_PATHNAME', 'bloom_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_contains(bloom, numeric) IS 'bloom_contains for numeric keys (so that a bloom_slices index can be used)';
+CREATE FUNCTION bloom_contained(numeric, bloom) RETURNS boolean
+  AS 'MODULE_PATHNAME', 'bloom_contained' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_contained(numeric, bloom) IS 'bloom_contains with the arguments swapped, for numeric keys (operator <@)';
+CREATE OPERATOR @> (LEFTARG = bloom, RIGHTARG = numeric, FUNCTION = bloom_contains,
+  COMMUTATOR = <@, RESTRICT = bloomsketch_contsel);
+COMMENT ON OPERATOR @> (bloom, numeric) IS 'filter probably contains the numeric value';
+CREATE OPERATOR <@ (LEFTARG = numeric, RIGHTARG = bloom, FUNCTION = bloom_contained,
+  COMMUTATOR = @>, RESTRICT = bloomsketch_contsel);
+COMMENT ON OPERATOR <@ (numeric, bloom) IS 'numeric value is probably contained in filter';
+CREATE FUNCTION bloom_contains(bloom, date) RETURNS boolean
+  AS 'MODULE_PATHNAME', 'bloom_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_contains(bloom, date) IS 'bloom_contains for date keys (so that a bloom_slices index can be used)';
+CREATE FUNCTION bloom_contained(date, bloom) RETURNS boolean
+  AS 'MODULE_PATHNAME', 'bloom_contained' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_contained(date, bloom) IS 'bloom_contains with the arguments swapped, for date keys (operator <@)';
+CREATE OPERATOR @> (LEFTARG = bloom, RIGHTARG = date, FUNCTION = bloom_contains,
+  COMMUTATOR = <@, RESTRICT = bloomsketch_contsel);
+COMMENT ON OPERATOR @> (bloom, date) IS 'filter probably contains the date value';
+CREATE OPERATOR <@ (LEFTARG = date, RIGHTARG = bloom, FUNCTION = bloom_contained,
+  COMMUTATOR = @>, RESTRICT = bloomsketch_contsel);
+COMMENT ON OPERATOR <@ (date, bloom) IS 'date value is probably contained in filter';
+CREATE FUNCTION bloom_contains(bloom, timestamp) RETURNS boolean
+  AS 'MODULE_PATHNAME', 'bloom_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_contains(bloom, timestamp) IS 'bloom_contains for timestamp keys (so that a bloom_slices index can be used)';
+CREATE FUNCTION bloom_contained(timestamp, bloom) RETURNS boolean
+  AS 'MODULE_PATHNAME', 'bloom_contained' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_contained(timestamp, bloom) IS 'bloom_contains with the arguments swapped, for timestamp keys (operator <@)';
+CREATE OPERATOR @> (LEFTARG = bloom, RIGHTARG = timestamp, FUNCTION = bloom_contains,
+  COMMUTATOR = <@, RESTRICT = bloomsketch_contsel);
+COMMENT ON OPERATOR @> (bloom, timestamp) IS 'filter probably contains the timestamp value';
+CREATE OPERATOR <@ (LEFTARG = timestamp, RIGHTARG = bloom, FUNCTION = bloom_contained,
+  COMMUTATOR = @>, RESTRICT = bloomsketch_contsel);
+COMMENT ON OPERATOR <@ (timestamp, bloom) IS 'timestamp value is probably contained in filter';
+CREATE FUNCTION bloom_contains(bloom, timestamptz) RETURNS boolean
+  AS 'MODULE_PATHNAME', 'bloom_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_contains(bloom, timestamptz) IS 'bloom_contains for timestamptz keys (so that a bloom_slices index can be used)';
+CREATE FUNCTION bloom_contained(timestamptz, bloom) RETURNS boolean
+  AS 'MODULE_PATHNAME', 'bloom_contained' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_contained(timestamptz, bloom) IS 'bloom_contains with the arguments swapped, for timestamptz keys (operator <@)';
+CREATE OPERATOR @> (LEFTARG = bloom, RIGHTARG = timestamptz, FUNCTION = bloom_contains,
+  COMMUTATOR = <@, RESTRICT = bloomsketch_contsel);
+COMMENT ON OPERATOR @> (bloom, timestamptz) IS 'filter probably contains the timestamptz value';
+CREATE OPERATOR <@ (LEFTARG = timestamptz, RIGHTARG = bloom, FUNCTION = bloom_contained,
+  COMMUTATOR = @>, RESTRICT = bloomsketch_contsel);
+COMMENT ON OPERATOR <@ (timestamptz, bloom) IS 'timestamptz value is probably contained in filter';
+
+-- A lookup in a stored filter costs about what reading a few of its pages does (a TOASTed filter:
+-- the header and probed chunks, tens of microseconds), not one operator call: without this the
+-- planner costs a sequential scan that tests @> on every row as if it were free and never takes
+-- a bloom_slices index (doc/reference.md, section 9.7, "Cost model").
+ALTER FUNCTION bloom_contains(bloom, anyelement) COST 50;
+ALTER FUNCTION bloom_contained(anyelement, bloom) COST 50;
+ALTER FUNCTION bloom_contains(bloom, text) COST 50;
+ALTER FUNCTION bloom_contained(text, bloom) COST 50;
+ALTER FUNCTION bloom_contains(bloom, smallint) COST 50;
+ALTER FUNCTION bloom_contained(smallint, bloom) COST 50;
+ALTER FUNCTION bloom_contains(bloom, integer) COST 50;
+ALTER FUNCTION bloom_contained(integer, bloom) COST 50;
+ALTER FUNCTION bloom_contains(bloom, bigint) COST 50;
+ALTER FUNCTION bloom_contained(bigint, bloom) COST 50;
+ALTER FUNCTION bloom_contains(bloom, bytea) COST 50;
+ALTER FUNCTION bloom_contained(bytea, bloom) COST 50;
+ALTER FUNCTION bloom_contains(bloom, uuid) COST 50;
+ALTER FUNCTION bloom_contained(uuid, bloom) COST 50;
+ALTER FUNCTION bloom_contains(bloom, double precision) COST 50;
+ALTER FUNCTION bloom_contained(double precision, bloom) COST 50;
+ALTER FUNCTION bloom_contains(bloom, numeric) COST 50;
+ALTER FUNCTION bloom_contained(numeric, bloom) COST 50;
+ALTER FUNCTION bloom_contains(bloom, date) COST 50;
+ALTER FUNCTION bloom_contained(date, bloom) COST 50;
+ALTER FUNCTION bloom_contains(bloom, timestamp) COST 50;
+ALTER FUNCTION bloom_contained(timestamp, bloom) COST 50;
+ALTER FUNCTION bloom_contains(bloom, timestamptz) COST 50;
+ALTER FUNCTION bloom_contained(timestamptz, bloom) COST 50;
+
+CREATE FUNCTION bloom_slices_handler(internal) RETURNS index_am_handler
+  AS 'MODULE_PATHNAME' LANGUAGE C;
+COMMENT ON FUNCTION bloom_slices_handler(internal) IS 'handler of the bloom_slices index access method';
+CREATE ACCESS METHOD bloom_slices TYPE INDEX HANDLER bloom_slices_handler;
+COMMENT ON ACCESS METHOD bloom_slices IS 'bit-sliced index of fixed bloom filters: f @> key reads k bit slices per batch of filters of one shape';
+CREATE OPERATOR CLASS bloom_slices_ops DEFAULT FOR TYPE bloom USING bloom_slices AS
+  OPERATOR 1 @> (bloom, text),
+  OPERATOR 1 @> (bloom, smallint),
+  OPERATOR 1 @> (bloom, integer),
+  OPERATOR 1 @> (bloom, bigint),
+  OPERATOR 1 @> (bloom, bytea),
+  OPERATOR 1 @> (bloom, uuid),
+  OPERATOR 1 @> (bloom, double precision),
+  OPERATOR 1 @> (bloom, numeric),
+  OPERATOR 1 @> (bloom, date),
+  OPERATOR 1 @> (bloom, timestamp),
+  OPERATOR 1 @> (bloom, timestamptz);
+COMMENT ON OPERATOR CLASS bloom_slices_ops USING bloom_slices IS 'f @> key for every key type, as an index scan of a bloom_slices index';
+COMMENT ON OPERATOR FAMILY bloom_slices_ops USING bloom_slices IS 'f @> key for every key type (the family of bloom_slices_ops)';
+CREATE FUNCTION bloom_slices_summarize(regclass) RETURNS bigint
+  AS 'MODULE_PATHNAME' LANGUAGE C STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION bloom_slices_summarize(regclass) IS 'moves the pending rows of a bloom_slices index into bit slices now (VACUUM and large inserts do it too); returns the rows moved';
+CREATE FUNCTION bloom_slices_info(regclass,
+  OUT batches bigint, OUT indexed_rows bigint, OUT dead_rows bigint, OUT pending_rows bigint,
+  OUT pending_pages bigint, OUT pages_per_lookup bigint, OUT pages bigint)
+  AS 'MODULE_PATHNAME' LANGUAGE C STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_slices_info(regclass) IS 'a bloom_slices index: its batches, rows in them (dead ones too), dead rows, pending rows and pages, the batch pages a lookup of one key reads at most (a head and k slices per batch), and its pages';

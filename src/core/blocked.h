@@ -155,6 +155,24 @@ bs_blocked_contains_hash(const uint8_t *bits, uint64_t m, uint32_t k, uint64_t h
 	return bs_blocked_test_probes(blk, bs_splitmix(h, j), k) != 0;
 }
 
+/* The k bit positions (of the whole filter) that bs_blocked_contains_hash tests. */
+static inline void
+bs_blocked_positions(uint64_t m, uint32_t k, uint64_t h, uint64_t *pos)
+{
+	uint64_t	base = bs_blocked_block_index(m, h) * BS_BLOCK_BITS;
+	uint32_t	i = 0,
+				j = 0;
+
+	while (i < k)
+	{
+		uint64_t	g = bs_splitmix(h, j++);
+		uint32_t	t;
+
+		for (t = 0; t < BS_BLOCK_PROBES_PER_MIX && i < k; t++, i++, g >>= 9)
+			pos[i] = base + (g & 511);
+	}
+}
+
 /* The rate of a blocked filter of m bits (a multiple of 512) holding n keys (above). */
 double		bs_blocked_fpr(uint64_t m, double n, uint32_t k);
 

@@ -73,6 +73,19 @@ bs_bloom_contains_hash(const uint8_t *bits, uint64_t m, uint32_t k, uint64_t h)
 	return true;
 }
 
+/*
+ * The k bit positions a lookup of h tests, in probe order (the bit-sliced
+ * index reads these slices): exactly the bits bs_bloom_contains_hash reads.
+ */
+static inline void
+bs_bloom_positions(uint64_t m, uint32_t k, uint64_t h, uint64_t *pos)
+{
+	uint32_t	i;
+
+	for (i = 0; i < k; i++)
+		pos[i] = bs_probe(h, i, m);
+}
+
 /* Swamidass and Baldi: n = -(m/k) ln(1 - X/m); +inf when every bit is set. */
 double		bs_bloom_cardinality(uint64_t m, uint32_t k, uint64_t bits_set);
 

@@ -80,6 +80,20 @@ bs_layout_contains(uint32_t layout, const uint8_t *bits, uint64_t m, uint32_t k,
 	return bs_bloom_contains_hash(bits, m, k, h);
 }
 
+/*
+ * The k bit positions of the filter that a lookup of h tests (pos holds k):
+ * the key is in the filter exactly when all of them are set.  The
+ * bit-sliced index (bloom_slices) reads these bit slices.
+ */
+static inline void
+bs_layout_positions(uint32_t layout, uint64_t m, uint32_t k, uint64_t h, uint64_t *pos)
+{
+	if (layout == BS_LAYOUT_BLOCKED)
+		bs_blocked_positions(m, k, h, pos);
+	else
+		bs_bloom_positions(m, k, h, pos);
+}
+
 /* Estimates from the fill: distinct keys, and the current rate. */
 double		bs_layout_cardinality(uint32_t layout, const uint8_t *bits, uint64_t m,
 								  uint32_t k);

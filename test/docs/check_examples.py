@@ -156,7 +156,8 @@ def check_coverage(db, blocks):
             found = any(re.search(r"\b%s\b" % re.escape(needle), b) for b in blocks)
         elif kind == "operator":
             # the operator in a block that uses its sketch type
-            left, _, right = name.split(" ")
+            # split on the operator: key types may be several words (double precision)
+            left, right = name.split(" %s " % needle, 1)
             sketch = right if left in ("anyelement", "text") else left
             found = any(needle in b and sketch in b for b in blocks)
         else:

@@ -1,0 +1,185 @@
+--
+-- bloom_slices: the bit-sliced index of bloom columns (src/bloom_slices.c).  Its answer to
+-- f @> key must be exactly the rows whose own f @> key is true: compared here with the
+-- sequential scan for 10,000 keys (present and absent) on a table of several filter shapes
+-- (classic and blocked layouts, several sizes, one seed changed by bloom_empty_bits), after
+-- the build, inserts (pending rows), updates, deletes, VACUUM and a summarize; then the
+-- plans, keys of other types, NULLs, and what the index refuses.
+--
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS bloomsketch;
+RESET client_min_messages;
+SET max_parallel_workers_per_gather = 0;
+
+-- row g holds the keys g .. g + 40 (about 40 rows hold each key), in one of five shapes
+CREATE TABLE bsl (id int PRIMARY KEY, f bloom);
+CREATE FUNCTION bsl_filter(g int) RETURNS bloom LANGUAGE sql AS $$
+  SELECT bloom_add_all(CASE g % 5
+      WHEN 0 THEN bloom_empty(64, 0.01)
+      WHEN 1 THEN bloom_empty(64, 0.01, 'blocked')
+      WHEN 2 THEN bloom_empty(200, 0.05)
+      WHEN 3 THEN bloom_empty_bits(1000, 3)
+      ELSE bloom_empty_bits(1024, 5, 'blocked') END,
+    array_agg(x)) FROM generate_series(g, g + 40) x $$;
+INSERT INTO bsl SELECT g, bsl_filter(g) FROM generate_series(1, 1000) g;
+INSERT INTO bsl VALUES (0, NULL), (-1, bloom_empty(64, 0.01));
+CREATE INDEX bsl_f ON bsl USING bloom_slices (f);
+SELECT batches, indexed_rows, pending_rows FROM bloom_slices_info('bsl_f');
+
+CREATE TABLE bsl_keys AS SELECT k FROM generate_series(-2000, 7999) k;
+ANALYZE bsl, bsl_keys;
+
+-- the answers of the sequential scan and of the index, per key: how many rows and which
+CREATE FUNCTION bsl_answers(use_index boolean)
+RETURNS TABLE (k int, n bigint, ids numeric) LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM set_config('enable_seqscan', (NOT use_index)::text, true);
+  PERFORM set_config('enable_bitmapscan', use_index::text, true);
+  PERFORM set_config('enable_indexscan', 'false', true);
+  PERFORM set_config('enable_hashjoin', 'false', true);
+  PERFORM set_config('enable_mergejoin', 'false', true);
+  -- EXECUTE: planned anew with these settings (a cached plan would keep the first ones)
+  RETURN QUERY EXECUTE 'SELECT bsl_keys.k, count(bsl.id), coalesce(sum(bsl.id::bigint * bsl.id), 0)
+    FROM bsl_keys LEFT JOIN bsl ON bsl.f @> bsl_keys.k GROUP BY bsl_keys.k';
+END $$;
+CREATE FUNCTION bsl_compare() RETURNS TABLE (keys bigint, matches numeric, differing bigint)
+LANGUAGE sql AS $$
+  WITH s AS (SELECT * FROM bsl_answers(false)), i AS (SELECT * FROM bsl_answers(true))
+  SELECT (SELECT count(*) FROM s), (SELECT sum(n) FROM s),
+         (SELECT count(*) FROM ((TABLE s EXCEPT TABLE i) UNION ALL (TABLE i EXCEPT TABLE s)) d) $$;
+
+-- the join probes the index once per key (the plan's lines that say so: the rest of the plan,
+-- the aggregate's strategy and PostgreSQL 18's "Disabled" lines, differs between versions)
+CREATE FUNCTION bsl_plan_lines(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE l text;
+BEGIN
+  FOR l IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP RETURN NEXT l; END LOOP;
+END $$;
+BEGIN;
+SET LOCAL enable_seqscan = off;
+SET LOCAL enable_hashjoin = off;
+SET LOCAL enable_mergejoin = off;
+SET LOCAL enable_indexscan = off;
+SELECT trim(l) AS plan_line
+FROM bsl_plan_lines('SELECT bsl_keys.k, count(bsl.id) FROM bsl_keys LEFT JOIN bsl ON bsl.f @> bsl_keys.k GROUP BY 1') l
+WHERE l ~ 'Nested Loop|bsl_f|Index Cond|Bitmap Heap Scan on bsl$';
+COMMIT;
+
+SELECT * FROM bsl_compare();
+
+-- inserts wait in the pending list; lookups read them row by row
+INSERT INTO bsl SELECT g, bsl_filter(g) FROM generate_series(1001, 1400) g;
+SELECT batches, indexed_rows, pending_rows > 0 AS pending FROM bloom_slices_info('bsl_f');
+SELECT * FROM bsl_compare();
+
+-- updates and deletes: the old rows' TIDs stay in the index until VACUUM; never answered
+UPDATE bsl SET f = bsl_filter(id + 3000) WHERE id % 7 = 0;
+DELETE FROM bsl WHERE id % 11 = 0;
+SELECT * FROM bsl_compare();
+VACUUM bsl;
+SELECT batches, indexed_rows - dead_rows AS live_rows, pending_rows FROM bloom_slices_info('bsl_f');
+SELECT * FROM bsl_compare();
+
+-- more rows, summarised by hand
+INSERT INTO bsl SELECT g, bsl_filter(g) FROM generate_series(1401, 1500) g;
+SELECT bloom_slices_summarize('bsl_f');
+SELECT bloom_slices_summarize('bsl_f');
+SELECT pending_rows FROM bloom_slices_info('bsl_f');
+
+-- REINDEX builds the same answers
+REINDEX INDEX bsl_f;
+SELECT batches, indexed_rows, dead_rows, pending_rows FROM bloom_slices_info('bsl_f');
+SELECT * FROM bsl_compare();
+
+-- more than half of the rows deleted: VACUUM rewrites the batches without them
+DELETE FROM bsl WHERE id % 3 <> 0;
+VACUUM bsl;
+SELECT batches, indexed_rows, dead_rows, pending_rows FROM bloom_slices_info('bsl_f');
+SELECT * FROM bsl_compare();
+
+-- filters larger than a page (12 kB): a pending row spans two pages
+CREATE TABLE bsl_big (id int, f bloom);
+CREATE INDEX bsl_big_f ON bsl_big USING bloom_slices (f);
+INSERT INTO bsl_big SELECT g, bloom_add_all(bloom_empty(10000, 0.01),
+  (SELECT array_agg(x) FROM generate_series(g * 100, g * 100 + 500) x)) FROM generate_series(1, 30) g;
+SELECT octet_length(f::bytea) AS bytes, count(*) FROM bsl_big GROUP BY 1;
+SELECT batches, pending_rows, pending_pages FROM bloom_slices_info('bsl_big_f');
+CREATE FUNCTION bsl_big_answers(use_index boolean) RETURNS TABLE (k int, n bigint, ids bigint)
+LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM set_config('enable_seqscan', (NOT use_index)::text, true);
+  PERFORM set_config('enable_bitmapscan', use_index::text, true);
+  PERFORM set_config('enable_hashjoin', 'false', true);
+  PERFORM set_config('enable_mergejoin', 'false', true);
+  RETURN QUERY EXECUTE 'SELECT g.k, count(b.id), coalesce(sum(b.id), 0)
+    FROM generate_series(0, 3600) g(k) LEFT JOIN bsl_big b ON b.f @> g.k GROUP BY g.k';
+END $$;
+SELECT count(*) AS keys, sum(n) AS matches,
+       (SELECT count(*) FROM ((SELECT * FROM bsl_big_answers(false) EXCEPT SELECT * FROM bsl_big_answers(true))
+                              UNION ALL
+                              (SELECT * FROM bsl_big_answers(true) EXCEPT SELECT * FROM bsl_big_answers(false))) d) AS differing
+FROM bsl_big_answers(false);
+SELECT bloom_slices_summarize('bsl_big_f');
+SELECT batches, pending_rows FROM bloom_slices_info('bsl_big_f');
+SELECT count(*) AS keys, sum(n) AS matches,
+       (SELECT count(*) FROM ((SELECT * FROM bsl_big_answers(false) EXCEPT SELECT * FROM bsl_big_answers(true))
+                              UNION ALL
+                              (SELECT * FROM bsl_big_answers(true) EXCEPT SELECT * FROM bsl_big_answers(false))) d) AS differing
+FROM bsl_big_answers(false);
+DROP TABLE bsl_big;
+DROP FUNCTION bsl_big_answers(boolean);
+
+-- the plans: f @> key and key <@ f are index conditions; several keys are ANDed in one scan
+SET enable_seqscan = off;
+EXPLAIN (COSTS OFF) SELECT id FROM bsl WHERE f @> 42;
+EXPLAIN (COSTS OFF) SELECT id FROM bsl WHERE 42 <@ f;
+EXPLAIN (COSTS OFF) SELECT id FROM bsl WHERE f @> 42 AND f @> 43::bigint;
+SELECT array_agg(id ORDER BY id) FROM bsl WHERE f @> 42;
+SELECT array_agg(id ORDER BY id) FROM bsl WHERE 42 <@ f;
+SELECT array_agg(id ORDER BY id) FROM bsl WHERE f @> 42 AND f @> 43::bigint;
+SELECT count(*) FROM bsl WHERE f @> 42::smallint;
+SELECT count(*) FROM bsl WHERE f @> 42.0;
+SELECT count(*) FROM bsl WHERE f @> NULL::int;
+-- a key of another family is the error @> gives
+SELECT count(*) FROM bsl WHERE f @> 'abc';
+RESET enable_seqscan;
+SELECT array_agg(id ORDER BY id) FROM bsl WHERE f @> 42 AND f @> 43::bigint;
+
+-- text keys
+CREATE TABLE bsl_text (id int, f bloom);
+INSERT INTO bsl_text SELECT g, bloom_add_all(bloom_empty(50, 0.01),
+  (SELECT array_agg('k' || x) FROM generate_series(g, g + 20) x)) FROM generate_series(1, 300) g;
+CREATE INDEX ON bsl_text USING bloom_slices (f);
+SET enable_seqscan = off;
+SELECT array_agg(id ORDER BY id) FROM bsl_text WHERE f @> 'k100';
+RESET enable_seqscan;
+SET enable_bitmapscan = off;
+SELECT array_agg(id ORDER BY id) FROM bsl_text WHERE f @> 'k100';
+RESET enable_bitmapscan;
+
+-- what it refuses: growable filters (at build and at insert), other types, options
+CREATE TABLE bsl_grow (f bloom);
+INSERT INTO bsl_grow VALUES (bloom_empty(100, 0.01, 2));
+CREATE INDEX ON bsl_grow USING bloom_slices (f);
+INSERT INTO bsl VALUES (5000, bloom_empty(100, 0.01, 2));
+CREATE TABLE bsl_cb (f cbloom);
+CREATE INDEX ON bsl_cb USING bloom_slices (f);
+CREATE INDEX ON bsl USING bloom_slices (f) WITH (fillfactor = 50);
+-- its counts are for those who may read the table; summarize, for the index's owner
+CREATE ROLE regress_bsl_reader;
+SET ROLE regress_bsl_reader;
+SELECT batches FROM bloom_slices_info('bsl_f');
+SELECT bloom_slices_summarize('bsl_f');
+RESET ROLE;
+GRANT SELECT ON bsl TO regress_bsl_reader;
+SET ROLE regress_bsl_reader;
+SELECT batches > 0 AS readable FROM bloom_slices_info('bsl_f');
+SELECT bloom_slices_summarize('bsl_f');
+RESET ROLE;
+REVOKE SELECT ON bsl FROM regress_bsl_reader;
+DROP ROLE regress_bsl_reader;
+SELECT bloom_slices_summarize('bsl_pkey');
+SELECT bloom_slices_summarize('bsl');
+
+DROP TABLE bsl, bsl_keys, bsl_text, bsl_grow, bsl_cb;
+DROP FUNCTION bsl_compare(), bsl_answers(boolean), bsl_filter(int), bsl_plan_lines(text);

@@ -129,6 +129,18 @@ FROM bsl_big_answers(false);
 DROP TABLE bsl_big;
 DROP FUNCTION bsl_big_answers(boolean);
 
+-- shapes that arrive interleaved share the build's memory by the rows each has: 600 rows of
+-- three large shapes (3 to 12 kB), in turn, make one batch per shape (not one per row)
+CREATE TABLE bsl_mix (id int, f bloom);
+INSERT INTO bsl_mix SELECT g, bloom_add(bloom_empty(CASE g % 3 WHEN 0 THEN 2500 WHEN 1 THEN 5000
+  ELSE 10000 END, 0.01), g) FROM generate_series(1, 600) g;
+CREATE INDEX bsl_mix_f ON bsl_mix USING bloom_slices (f);
+SELECT batches, indexed_rows FROM bloom_slices_info('bsl_mix_f');
+SET enable_seqscan = off;
+SELECT count(*) AS found FROM generate_series(1, 600) g WHERE EXISTS (SELECT FROM bsl_mix WHERE f @> g AND id = g);
+RESET enable_seqscan;
+DROP TABLE bsl_mix;
+
 -- the plans: f @> key and key <@ f are index conditions; several keys are ANDed in one scan
 SET enable_seqscan = off;
 EXPLAIN (COSTS OFF) SELECT id FROM bsl WHERE f @> 42;

@@ -161,6 +161,8 @@ typedef struct BslHead
 #define BSL_BATCH_BYTES ((Size) 64 * 1024 * 1024)
 /* Filters larger than this are refused: a batch holds at least 8 of them. */
 #define BSL_MAX_FILTER_BYTES (BSL_BATCH_BYTES / 8)
+/* a batch's buffer starts at about this size and doubles */
+#define BSL_FIRST_BYTES ((Size) 256 * 1024)
 /* Pending pages past which an insert summarises (GIN's default pending list limit). */
 #define BSL_PENDING_LIMIT_PAGES ((uint32) (4 * 1024 * 1024 / BLCKSZ))
 
@@ -401,7 +403,8 @@ typedef struct BslBuilder
 	Size		fbytes;			/* bytes of a row: ceil(m / 8) */
 	uint32		cap;			/* rows of a full batch */
 	uint32		n;
-	uint8	   *rows;			/* cap rows of fbytes */
+	uint32		alloc;			/* rows the buffers hold: grows to cap */
+	uint8	   *rows;			/* alloc rows of fbytes */
 	ItemPointerData *tids;
 	struct BslBuilder *next;
 } BslBuilder;
@@ -411,7 +414,7 @@ typedef struct BslBuild
 	Relation	index;
 	BslBuilder *builders;
 	BslBuilder *last;			/* the last one used, tried first */
-	Size		memory;			/* bytes held by all builders' rows */
+	Size		memory;			/* bytes of rows all builders' buffers hold */
 	Size		budget;
 	bool		reuse;			/* batches may take runs of free pages */
 	List	   *written;		/* BslDirEntry * of the batches written */
@@ -602,12 +605,13 @@ flush_builder(BslBuild *bs, BslBuilder *b)
 	bs->rows_written += n;
 	bs->k_written += b->shape.k;
 
-	bs->memory -= (Size) b->cap * b->fbytes;
+	bs->memory -= (Size) b->alloc * b->fbytes;
 	pfree(b->rows);
 	pfree(b->tids);
 	b->rows = NULL;
 	b->tids = NULL;
 	b->n = 0;
+	b->alloc = 0;
 }
 
 static void
@@ -619,33 +623,58 @@ flush_all(BslBuild *bs)
 		flush_builder(bs, b);
 }
 
+/*
+ * Room for one more row in b.  Buffers grow by doubling, so that shapes
+ * arriving interleaved share the budget by the rows each really has (a
+ * buffer sized for a full batch up front would make every new shape write
+ * the others out nearly empty); over the budget, the fullest batch, this
+ * one or another, is written first.
+ */
+static void
+builder_room(BslBuild *bs, BslBuilder *b)
+{
+	while (b->n == b->alloc)
+	{
+		uint32		want = b->alloc == 0 ?
+			Min(b->cap, Max(8, BSL_FIRST_BYTES / b->fbytes)) :
+			Min(b->cap, b->alloc * 2);
+		Size		more = (Size) (want - b->alloc) * b->fbytes;
+		BslBuilder *x,
+				   *big = NULL;
+
+		if (bs->memory > 0 && bs->memory + more > bs->budget)
+		{
+			for (x = bs->builders; x != NULL; x = x->next)
+				if (x->n > 0 && (big == NULL || (Size) x->n * x->fbytes > (Size) big->n * big->fbytes))
+					big = x;
+			if (big != NULL)
+			{
+				flush_builder(bs, big);
+				continue;
+			}
+		}
+		if (b->rows == NULL)
+		{
+			b->rows = MemoryContextAllocExtended(bs->cxt, (Size) want * b->fbytes, MCXT_ALLOC_HUGE);
+			b->tids = MemoryContextAlloc(bs->cxt, sizeof(ItemPointerData) * want);
+		}
+		else
+		{
+			b->rows = repalloc_huge(b->rows, (Size) want * b->fbytes);
+			b->tids = repalloc(b->tids, sizeof(ItemPointerData) * want);
+		}
+		bs->memory += more;
+		b->alloc = want;
+	}
+}
+
 /* Add one row (bits of its shape); a full batch is written. */
 static void
 build_add(BslBuild *bs, const BslShape *shape, const uint8 *bits, ItemPointer tid)
 {
 	BslBuilder *b = builder_for(bs, shape);
 
-	if (b->rows == NULL)
-	{
-		Size		bytes = (Size) b->cap * b->fbytes;
-
-		/* over the budget: write the fullest other batch first */
-		while (bs->memory > 0 && bs->memory + bytes > bs->budget)
-		{
-			BslBuilder *x,
-					   *big = NULL;
-
-			for (x = bs->builders; x != NULL; x = x->next)
-				if (x->n > 0 && (big == NULL || x->n * x->fbytes > big->n * big->fbytes))
-					big = x;
-			if (big == NULL)
-				break;
-			flush_builder(bs, big);
-		}
-		b->rows = MemoryContextAllocExtended(bs->cxt, bytes, MCXT_ALLOC_HUGE);
-		b->tids = MemoryContextAlloc(bs->cxt, sizeof(ItemPointerData) * b->cap);
-		bs->memory += bytes;
-	}
+	builder_room(bs, b);
 	memcpy(b->rows + (Size) b->n * b->fbytes, bits, b->fbytes);
 	b->tids[b->n++] = *tid;
 	if (b->n == b->cap)
@@ -880,8 +909,14 @@ pending_walk(Relation index, BlockNumber blk, OffsetNumber off,
 		bool		last = (blk == stop_blk);
 
 		CHECK_FOR_INTERRUPTS();
-		if (blk >= nblocks || ++pages > nblocks)
-			return false;
+		if (blk >= nblocks || pages >= nblocks)
+		{
+			/* an insert may have extended the index and the list meanwhile */
+			nblocks = RelationGetNumberOfBlocks(index);
+			if (blk >= nblocks || pages >= nblocks)
+				return false;
+		}
+		pages++;
 		buf = ReadBufferExtended(index, MAIN_FORKNUM, blk, RBM_NORMAL, strategy);
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
 		page = BufferGetPage(buf);

@@ -239,9 +239,11 @@ stage_client() {
 
 # TAP tests (test/tap/): dump/restore, concurrent writers, crash recovery, cancellation,
 # upgrade, postgres_fdw sharding, the Citus calling convention.  Each starts its own clusters; prove's summary lines are counted.
+# BS_TAP_TESTS (numbers, e.g. "009") runs only those: to repeat one test in the roots of 17 and 18.
 stage_tap() {
 	BS_TAP_LOGDIR="$BS_ROOT/test/.work/tap" BS_TAP_TIMEOUT="$(bs_time_left)" BS_TAP_VERBOSE=0 \
-		BS_PGBIN="$BS_PGBIN" bs_run "$BS_STAGE_LOG" "$(bs_time_left)" bash "$BS_ROOT/test/tap/run.sh"
+		BS_PGBIN="$BS_PGBIN" bs_run "$BS_STAGE_LOG" "$(bs_time_left)" bash "$BS_ROOT/test/tap/run.sh" \
+		${BS_TAP_TESTS:-}
 }
 
 # test/pg_root.sh as root (with sudo when we are not root), with the settings it reads.

@@ -55,6 +55,7 @@
 #   BS_ROOTS_DIR       where the roots are kept (test/.work/roots)
 #   BS_ROOT_STAGES     the stages of test/check.sh that `check` runs in the root
 #                      ("deps build install unit cluster regress docs client stop tap")
+#   BS_TAP_TESTS       the TAP tests its tap stage runs (all; e.g. "009" to repeat one)
 #   BS_BUDGET          seconds for `check`'s run of test/check.sh in the root (900)
 
 set -uo pipefail
@@ -385,7 +386,7 @@ bs_root_check() {
 	bs_log "PostgreSQL $version ($BS_SUITE root $dir): test/check.sh stages: $BS_ROOT_STAGES"
 	# the root's output, each line marked with the version
 	bs_root_run "$dir" BS_PG_VERSION="$version" BS_BUDGET="$BS_BUDGET" CI="${CI:-}" BS_INSTALL_FROM=deb \
-		BS_CHECK_STAGES="$BS_ROOT_STAGES" bash "$BS_IN_ROOT_SRC/test/check.sh" \
+		BS_CHECK_STAGES="$BS_ROOT_STAGES" BS_TAP_TESTS="${BS_TAP_TESTS:-}" bash "$BS_IN_ROOT_SRC/test/check.sh" \
 		> >(sed -u "s/^/pg$version| /") 2>&1 || rc=$?
 	# let sed finish its last lines
 	wait

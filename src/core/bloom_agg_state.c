@@ -580,7 +580,13 @@ bs_bloom_agg_state_add_batch(uint8_t **state, uint64_t *h, size_t n, uint64_t *s
 	agg_state_view v = view_of(s);
 	size_t		i;
 
-	if (!v.dense && scratch_words >= n)
+	/*
+	 * Sorted, a batch fills the table in address order; but sorted hashes
+	 * arrive position by position, so a batch large for its table would
+	 * pile its first hashes into the table's first part (one long probe
+	 * run, quadratic): such a batch goes in as it comes.
+	 */
+	if (!v.dense && scratch_words >= n && n <= v.size / 4)
 		bs_radix_sort22(h, scratch, n, 64 - BS_RADIX_SORT_BITS);
 	for (i = 0; i < n; i++)
 	{
@@ -669,8 +675,25 @@ bs_bloom_agg_state_merge(uint8_t **dstp, const uint8_t *src, const bs_allocator 
 	}
 	else
 	{
-		FOR_EACH_ENTRY(src, sv, h, c,
-					   if (dst != NULL) dst = add_count(dst, &dv, h, c, a));
+		/*
+		 * src's slots in a scattered order (an odd stride visits each once):
+		 * in slot order its hashes would come sorted by position and pile
+		 * into one part of dst's table, which has room for them only spread
+		 * over all of it (two exact states of 700,000 took 8 s, not 0.1).
+		 */
+		uint64_t	step = (sv.size * 5 / 8) | 1,
+					i,
+					j;
+
+		if (sv.haszero)
+			dst = add_count(dst, &dv, 0, sv.counting ? sv.zero_count : 1, a);
+		for (j = 0, i = 0; j < sv.size && dst != NULL; j++, i = (i + step) & (sv.size - 1))
+		{
+			uint64_t	h = bs_load64(slots_of(src) + i * 8);
+
+			if (h != 0)
+				dst = add_count(dst, &dv, h, sv.counting ? counts_of(src, sv.size)[i] : 1, a);
+		}
 		if (dst == NULL)
 			return full_error(err);
 	}

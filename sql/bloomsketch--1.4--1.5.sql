@@ -125,10 +125,10 @@ ALTER OPERATOR <@ (text, cbloom) SET (RESTRICT = bloomsketch_contsel);
 -- (same C functions as the anyelement ones; a key hashes the same whatever its type, so answers
 -- do not change), and the operator class lists the @> of every key type.
 CREATE FUNCTION bloom_contains(bloom, smallint) RETURNS boolean
-  AS 'MODULE_PATHNAME', 'bloom_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+  AS 'MODULE_PATHNAME', 'bloom_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 50;
 COMMENT ON FUNCTION bloom_contains(bloom, smallint) IS 'bloom_contains for smallint keys (so that a bloom_slices index can be used)';
 CREATE FUNCTION bloom_contained(smallint, bloom) RETURNS boolean
-  AS 'MODULE_PATHNAME', 'bloom_contained' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+  AS 'MODULE_PATHNAME', 'bloom_contained' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 50;
 COMMENT ON FUNCTION bloom_contained(smallint, bloom) IS 'bloom_contains with the arguments swapped, for smallint keys (operator <@)';
 CREATE OPERATOR @> (LEFTARG = bloom, RIGHTARG = smallint, FUNCTION = bloom_contains,
   COMMUTATOR = <@, RESTRICT = bloomsketch_contsel);
@@ -137,10 +137,10 @@ CREATE OPERATOR <@ (LEFTARG = smallint, RIGHTARG = bloom, FUNCTION = bloom_conta
   COMMUTATOR = @>, RESTRICT = bloomsketch_contsel);
 COMMENT ON OPERATOR <@ (smallint, bloom) IS 'smallint value is probably contained in filter';
 CREATE FUNCTION bloom_contains(bloom, integer) RETURNS boolean
-  AS 'MODULE_PATHNAME', 'bloom_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+  AS 'MODULE_PATHNAME', 'bloom_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 50;
 COMMENT ON FUNCTION bloom_contains(bloom, integer) IS 'bloom_contains for integer keys (so that a bloom_slices index can be used)';
 CREATE FUNCTION bloom_contained(integer, bloom) RETURNS boolean
-  AS 'MODULE_PATHNAME', 'bloom_contained' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+  AS 'MODULE_PATHNAME', 'bloom_contained' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 50;
 COMMENT ON FUNCTION bloom_contained(integer, bloom) IS 'bloom_contains with the arguments swapped, for integer keys (operator <@)';
 CREATE OPERATOR @> (LEFTARG = bloom, RIGHTARG = integer, FUNCTION = bloom_contains,
   COMMUTATOR = <@, RESTRICT = bloomsketch_contsel);
@@ -149,10 +149,10 @@ CREATE OPERATOR <@ (LEFTARG = integer, RIGHTARG = bloom, FUNCTION = bloom_contai
   COMMUTATOR = @>, RESTRICT = bloomsketch_contsel);
 COMMENT ON OPERATOR <@ (integer, bloom) IS 'integer value is probably contained in filter';
 CREATE FUNCTION bloom_contains(bloom, bigint) RETURNS boolean
-  AS 'MODULE_PATHNAME', 'bloom_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+  AS 'MODULE_PATHNAME', 'bloom_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 50;
 COMMENT ON FUNCTION bloom_contains(bloom, bigint) IS 'bloom_contains for bigint keys (so that a bloom_slices index can be used)';
 CREATE FUNCTION bloom_contained(bigint, bloom) RETURNS boolean
-  AS 'MODULE_PATHNAME', 'bloom_contained' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+  AS 'MODULE_PATHNAME', 'bloom_contained' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 50;
 COMMENT ON FUNCTION bloom_contained(bigint, bloom) IS 'bloom_contains with the arguments swapped, for bigint keys (operator <@)';
 CREATE OPERATOR @> (LEFTARG = bloom, RIGHTARG = bigint, FUNCTION = bloom_contains,
   COMMUTATOR = <@, RESTRICT = bloomsketch_contsel);
@@ -161,10 +161,10 @@ CREATE OPERATOR <@ (LEFTARG = bigint, RIGHTARG = bloom, FUNCTION = bloom_contain
   COMMUTATOR = @>, RESTRICT = bloomsketch_contsel);
 COMMENT ON OPERATOR <@ (bigint, bloom) IS 'bigint value is probably contained in filter';
 CREATE FUNCTION bloom_contains(bloom, bytea) RETURNS boolean
-  AS 'MODULE_PATHNAME', 'bloom_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+  AS 'MODULE_PATHNAME', 'bloom_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 50;
 COMMENT ON FUNCTION bloom_contains(bloom, bytea) IS 'bloom_contains for bytea keys (so that a bloom_slices index can be used)';
 CREATE FUNCTION bloom_contained(bytea, bloom) RETURNS boolean
-  AS 'MODULE_PATHNAME', 'bloom_contained' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+  AS 'MODULE_PATHNAME', 'bloom_contained' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 50;
 COMMENT ON FUNCTION bloom_contained(bytea, bloom) IS 'bloom_contains with the arguments swapped, for bytea keys (operator <@)';
 CREATE OPERATOR @> (LEFTARG = bloom, RIGHTARG = bytea, FUNCTION = bloom_contains,
   COMMUTATOR = <@, RESTRICT = bloomsketch_contsel);
@@ -173,10 +173,10 @@ CREATE OPERATOR <@ (LEFTARG = bytea, RIGHTARG = bloom, FUNCTION = bloom_containe
   COMMUTATOR = @>, RESTRICT = bloomsketch_contsel);
 COMMENT ON OPERATOR <@ (bytea, bloom) IS 'bytea value is probably contained in filter';
 CREATE FUNCTION bloom_contains(bloom, uuid) RETURNS boolean
-  AS 'MODULE_PATHNAME', 'bloom_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+  AS 'MODULE_PATHNAME', 'bloom_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 50;
 COMMENT ON FUNCTION bloom_contains(bloom, uuid) IS 'bloom_contains for uuid keys (so that a bloom_slices index can be used)';
 CREATE FUNCTION bloom_contained(uuid, bloom) RETURNS boolean
-  AS 'MODULE_PATHNAME', 'bloom_contained' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+  AS 'MODULE_PATHNAME', 'bloom_contained' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 50;
 COMMENT ON FUNCTION bloom_contained(uuid, bloom) IS 'bloom_contains with the arguments swapped, for uuid keys (operator <@)';
 CREATE OPERATOR @> (LEFTARG = bloom, RIGHTARG = uuid, FUNCTION = bloom_contains,
   COMMUTATOR = <@, RESTRICT = bloomsketch_contsel);
@@ -185,10 +185,10 @@ CREATE OPERATOR <@ (LEFTARG = uuid, RIGHTARG = bloom, FUNCTION = bloom_contained
   COMMUTATOR = @>, RESTRICT = bloomsketch_contsel);
 COMMENT ON OPERATOR <@ (uuid, bloom) IS 'uuid value is probably contained in filter';
 CREATE FUNCTION bloom_contains(bloom, double precision) RETURNS boolean
-  AS 'MODULE_PATHNAME', 'bloom_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+  AS 'MODULE_PATHNAME', 'bloom_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 50;
 COMMENT ON FUNCTION bloom_contains(bloom, double precision) IS 'bloom_contains for double precision keys (so that a bloom_slices index can be used)';
 CREATE FUNCTION bloom_contained(double precision, bloom) RETURNS boolean
-  AS 'MODULE_PATHNAME', 'bloom_contained' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+  AS 'MODULE_PATHNAME', 'bloom_contained' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 50;
 COMMENT ON FUNCTION bloom_contained(double precision, bloom) IS 'bloom_contains with the arguments swapped, for double precision keys (operator <@)';
 CREATE OPERATOR @> (LEFTARG = bloom, RIGHTARG = double precision, FUNCTION = bloom_contains,
   COMMUTATOR = <@, RESTRICT = bloomsketch_contsel);
@@ -197,10 +197,10 @@ CREATE OPERATOR <@ (LEFTARG = double precision, RIGHTARG = bloom, FUNCTION = blo
   COMMUTATOR = @>, RESTRICT = bloomsketch_contsel);
 COMMENT ON OPERATOR <@ (double precision, bloom) IS 'double precision value is probably contained in filter';
 CREATE FUNCTION bloom_contains(bloom, numeric) RETURNS boolean
-  AS 'MODULE_PATHNAME', 'bloom_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+  AS 'MODULE_PATHNAME', 'bloom_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 50;
 COMMENT ON FUNCTION bloom_contains(bloom, numeric) IS 'bloom_contains for numeric keys (so that a bloom_slices index can be used)';
 CREATE FUNCTION bloom_contained(numeric, bloom) RETURNS boolean
-  AS 'MODULE_PATHNAME', 'bloom_contained' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+  AS 'MODULE_PATHNAME', 'bloom_contained' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 50;
 COMMENT ON FUNCTION bloom_contained(numeric, bloom) IS 'bloom_contains with the arguments swapped, for numeric keys (operator <@)';
 CREATE OPERATOR @> (LEFTARG = bloom, RIGHTARG = numeric, FUNCTION = bloom_contains,
   COMMUTATOR = <@, RESTRICT = bloomsketch_contsel);
@@ -209,10 +209,10 @@ CREATE OPERATOR <@ (LEFTARG = numeric, RIGHTARG = bloom, FUNCTION = bloom_contai
   COMMUTATOR = @>, RESTRICT = bloomsketch_contsel);
 COMMENT ON OPERATOR <@ (numeric, bloom) IS 'numeric value is probably contained in filter';
 CREATE FUNCTION bloom_contains(bloom, date) RETURNS boolean
-  AS 'MODULE_PATHNAME', 'bloom_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+  AS 'MODULE_PATHNAME', 'bloom_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 50;
 COMMENT ON FUNCTION bloom_contains(bloom, date) IS 'bloom_contains for date keys (so that a bloom_slices index can be used)';
 CREATE FUNCTION bloom_contained(date, bloom) RETURNS boolean
-  AS 'MODULE_PATHNAME', 'bloom_contained' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+  AS 'MODULE_PATHNAME', 'bloom_contained' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 50;
 COMMENT ON FUNCTION bloom_contained(date, bloom) IS 'bloom_contains with the arguments swapped, for date keys (operator <@)';
 CREATE OPERATOR @> (LEFTARG = bloom, RIGHTARG = date, FUNCTION = bloom_contains,
   COMMUTATOR = <@, RESTRICT = bloomsketch_contsel);
@@ -221,10 +221,10 @@ CREATE OPERATOR <@ (LEFTARG = date, RIGHTARG = bloom, FUNCTION = bloom_contained
   COMMUTATOR = @>, RESTRICT = bloomsketch_contsel);
 COMMENT ON OPERATOR <@ (date, bloom) IS 'date value is probably contained in filter';
 CREATE FUNCTION bloom_contains(bloom, timestamp) RETURNS boolean
-  AS 'MODULE_PATHNAME', 'bloom_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+  AS 'MODULE_PATHNAME', 'bloom_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 50;
 COMMENT ON FUNCTION bloom_contains(bloom, timestamp) IS 'bloom_contains for timestamp keys (so that a bloom_slices index can be used)';
 CREATE FUNCTION bloom_contained(timestamp, bloom) RETURNS boolean
-  AS 'MODULE_PATHNAME', 'bloom_contained' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+  AS 'MODULE_PATHNAME', 'bloom_contained' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 50;
 COMMENT ON FUNCTION bloom_contained(timestamp, bloom) IS 'bloom_contains with the arguments swapped, for timestamp keys (operator <@)';
 CREATE OPERATOR @> (LEFTARG = bloom, RIGHTARG = timestamp, FUNCTION = bloom_contains,
   COMMUTATOR = <@, RESTRICT = bloomsketch_contsel);
@@ -233,10 +233,10 @@ CREATE OPERATOR <@ (LEFTARG = timestamp, RIGHTARG = bloom, FUNCTION = bloom_cont
   COMMUTATOR = @>, RESTRICT = bloomsketch_contsel);
 COMMENT ON OPERATOR <@ (timestamp, bloom) IS 'timestamp value is probably contained in filter';
 CREATE FUNCTION bloom_contains(bloom, timestamptz) RETURNS boolean
-  AS 'MODULE_PATHNAME', 'bloom_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+  AS 'MODULE_PATHNAME', 'bloom_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 50;
 COMMENT ON FUNCTION bloom_contains(bloom, timestamptz) IS 'bloom_contains for timestamptz keys (so that a bloom_slices index can be used)';
 CREATE FUNCTION bloom_contained(timestamptz, bloom) RETURNS boolean
-  AS 'MODULE_PATHNAME', 'bloom_contained' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+  AS 'MODULE_PATHNAME', 'bloom_contained' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 50;
 COMMENT ON FUNCTION bloom_contained(timestamptz, bloom) IS 'bloom_contains with the arguments swapped, for timestamptz keys (operator <@)';
 CREATE OPERATOR @> (LEFTARG = bloom, RIGHTARG = timestamptz, FUNCTION = bloom_contains,
   COMMUTATOR = <@, RESTRICT = bloomsketch_contsel);
@@ -253,26 +253,6 @@ ALTER FUNCTION bloom_contains(bloom, anyelement) COST 50;
 ALTER FUNCTION bloom_contained(anyelement, bloom) COST 50;
 ALTER FUNCTION bloom_contains(bloom, text) COST 50;
 ALTER FUNCTION bloom_contained(text, bloom) COST 50;
-ALTER FUNCTION bloom_contains(bloom, smallint) COST 50;
-ALTER FUNCTION bloom_contained(smallint, bloom) COST 50;
-ALTER FUNCTION bloom_contains(bloom, integer) COST 50;
-ALTER FUNCTION bloom_contained(integer, bloom) COST 50;
-ALTER FUNCTION bloom_contains(bloom, bigint) COST 50;
-ALTER FUNCTION bloom_contained(bigint, bloom) COST 50;
-ALTER FUNCTION bloom_contains(bloom, bytea) COST 50;
-ALTER FUNCTION bloom_contained(bytea, bloom) COST 50;
-ALTER FUNCTION bloom_contains(bloom, uuid) COST 50;
-ALTER FUNCTION bloom_contained(uuid, bloom) COST 50;
-ALTER FUNCTION bloom_contains(bloom, double precision) COST 50;
-ALTER FUNCTION bloom_contained(double precision, bloom) COST 50;
-ALTER FUNCTION bloom_contains(bloom, numeric) COST 50;
-ALTER FUNCTION bloom_contained(numeric, bloom) COST 50;
-ALTER FUNCTION bloom_contains(bloom, date) COST 50;
-ALTER FUNCTION bloom_contained(date, bloom) COST 50;
-ALTER FUNCTION bloom_contains(bloom, timestamp) COST 50;
-ALTER FUNCTION bloom_contained(timestamp, bloom) COST 50;
-ALTER FUNCTION bloom_contains(bloom, timestamptz) COST 50;
-ALTER FUNCTION bloom_contained(timestamptz, bloom) COST 50;
 
 CREATE FUNCTION bloom_slices_handler(internal) RETURNS index_am_handler
   AS 'MODULE_PATHNAME' LANGUAGE C;

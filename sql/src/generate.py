@@ -20,6 +20,8 @@ Sources:
                         a script of version V, copied line by line, except:
                           -- @overloads NAME   the template NAME (added in V) for every key type
                                                of version V or earlier
+                          -- @overloads NAME except T1, T2
+                                               the same but for the key types listed
                           -- @new-key-types    every template added before V, for each key type
                                                added in V (what an upgrade to V must create)
 
@@ -85,12 +87,16 @@ def generate(src, types, templates):
     out = []
     with open(os.path.join(HERE, src)) as f:
         for n, line in enumerate(f, 1):
-            m = re.match(r"-- @overloads (\S+)$", line.rstrip("\n"))
+            m = re.match(r"-- @overloads (\S+)(?: except (.+))?$", line.rstrip("\n"))
             if m:
                 t = by_name.get(m.group(1))
                 if t is None or t[1] != version:
                     sys.exit(f"{src}:{n}: no template {m.group(1)} added in this version")
-                out.append(expand(t, [name for v, name in types if v <= version]))
+                skip = [x.strip() for x in (m.group(2) or "").split(",") if x.strip()]
+                unknown = [x for x in skip if x not in [name for v, name in types]]
+                if unknown:
+                    sys.exit(f"{src}:{n}: except names no key type: {', '.join(unknown)}")
+                out.append(expand(t, [name for v, name in types if v <= version and name not in skip]))
             elif line.rstrip("\n") == "-- @new-key-types":
                 new = [name for v, name in types if v == version]
                 out.extend(expand(t, new) for t in templates if t[1] < version)

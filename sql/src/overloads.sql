@@ -111,3 +111,21 @@ COMMENT ON AGGREGATE topk_agg(@T@, integer, double precision, double precision) 
 COMMENT ON AGGREGATE topk_agg_weighted(@T@, bigint, integer) IS 'topk sketch: the k values of the group with the largest sums of non-negative weights, with bounds (tracks max(2k, 1000) values; Count-Min epsilon 0.001, delta 0.05)';
 COMMENT ON AGGREGATE topk_agg_weighted(@T@, bigint, integer, double precision, double precision) IS 'topk sketch: the k values of the group with the largest sums of non-negative weights, with bounds (tracks max(2k, ceil(1/epsilon)) values; upper bounds at most epsilon N above the truth at probability 1 - delta)';
 -- @end
+
+-- @> and <@ for one key type, so that a bloom_slices index scan knows the key's type from its
+-- operator (text has its own since 1.0: `except text`); a key type added later also needs its
+-- @> in the operator family bloom_slices_ops (ALTER OPERATOR FAMILY ... ADD).
+-- @template bloom_contains_typed 1.5
+CREATE FUNCTION bloom_contains(bloom, @T@) RETURNS boolean
+  AS 'MODULE_PATHNAME', 'bloom_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 50;
+COMMENT ON FUNCTION bloom_contains(bloom, @T@) IS 'bloom_contains for @T@ keys (so that a bloom_slices index can be used)';
+CREATE FUNCTION bloom_contained(@T@, bloom) RETURNS boolean
+  AS 'MODULE_PATHNAME', 'bloom_contained' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 50;
+COMMENT ON FUNCTION bloom_contained(@T@, bloom) IS 'bloom_contains with the arguments swapped, for @T@ keys (operator <@)';
+CREATE OPERATOR @> (LEFTARG = bloom, RIGHTARG = @T@, FUNCTION = bloom_contains,
+  COMMUTATOR = <@, RESTRICT = bloomsketch_contsel);
+COMMENT ON OPERATOR @> (bloom, @T@) IS 'filter probably contains the @T@ value';
+CREATE OPERATOR <@ (LEFTARG = @T@, RIGHTARG = bloom, FUNCTION = bloom_contained,
+  COMMUTATOR = @>, RESTRICT = bloomsketch_contsel);
+COMMENT ON OPERATOR <@ (@T@, bloom) IS '@T@ value is probably contained in filter';
+-- @end

@@ -194,6 +194,13 @@ defagg topk_s "topk_agg(s, 10)"
 DL=" over bench_d ($BENCH_DISTINCT_ROWS rows, all distinct, shuffled)"
 defagg distinct.hll_ud "hll_add_agg(hll_hash_bigint(ud))" bench_d "$DL"
 defagg distinct.bloom_ud "bloom_agg(ud)" bench_d "$DL"
+# two workers alone, each with an exact state of about 700,000 hashes: their merge once piled
+# sorted hashes into one part of the table (2.2 to 60 s, issue 26)
+NL="SET LOCAL parallel_leader_participation = off;"
+defq ser.distinct.bloom_ud_1400k "bloom_agg(ud) over 1,400,000 of bench_d's values" "$SER" \
+	"SELECT bloom_agg(ud) FROM bench_d WHERE ud <= 1400000"
+defq par.distinct.bloom_ud_1400k "bloom_agg(ud) over 1,400,000 of bench_d's values (2 workers, no leader)" \
+	"$PAR $NL" "SELECT bloom_agg(ud) FROM bench_d WHERE ud <= 1400000"
 
 defc agg.bloom_u ser.bloom_u ser.hll_u le 1.2
 defc agg.bloom_u.vs_count ser.bloom_u ser.count_u le 1.3
@@ -219,6 +226,7 @@ for a in hll_u hll_s count_u cms_s topk_s; do
 done
 defc par.distinct.bloom_ud par.distinct.bloom_ud ser.distinct.bloom_ud ge 1.5
 defc par.distinct.hll_ud par.distinct.hll_ud ser.distinct.hll_ud ge ""
+defc par.distinct.bloom_ud_1400k par.distinct.bloom_ud_1400k ser.distinct.bloom_ud_1400k ge ""
 
 defq grp.1k.hll "hll_add_agg(hll_hash_bigint(u)) GROUP BY g (1000 groups)" "$GRP" \
 	"SELECT g, hll_add_agg(hll_hash_bigint(u)) FROM bench_t GROUP BY g"
@@ -343,6 +351,7 @@ for q in ser.hll_u ser.count_u ser.hll_s ser.bloom_u ser.bloom_u_fixed ser.bloom
 	par.bloom_u_blocked par.bloom_u_fixed_blocked par.cms_u par.topk_u \
 	par.cbloom_u par.cbloom_u_fixed par.bloom_s par.cms_s par.topk_s \
 	par.distinct.hll_ud par.distinct.bloom_ud \
+	ser.distinct.bloom_ud_1400k par.distinct.bloom_ud_1400k \
 	grp.1k.hll grp.1k.bloom grp.big.hll grp.big.bloom \
 	semi.k1k semi.big semi.big_disjoint semi.big_blocked semi.mid semi.mid_blocked \
 	stored.whole stored.lookup merge.topk_10k \

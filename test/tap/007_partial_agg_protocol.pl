@@ -27,6 +27,7 @@
 #     the 11 key types: 4 partial states (the all-NULL shard's is NULL) combined on the
 #     "coordinator" equal byte for byte the plain aggregate over all rows (topk: the same
 #     items and frequencies, and the same total)
+#   - bloom_union_agg of growable filters: the combined partial unions = one node's, byte for byte
 #   - over NULL keys only, every form gives NULL, as the plain aggregate does
 #   - the aggregate passed as an oid constant (as Citus deparses it) works as well
 #   - without a usable aggregate (transition function called with a constant naming an
@@ -191,6 +192,23 @@ is( $node->safe_psql(
 			split_sql('bloom_agg(text)', "'k' || id", 'bloom') . " = (SELECT bloom_agg('k' || id) FROM t)")),
 	't|t|t|t',
 	'128 kB states per shard (expanded, queueing): bloom_agg and cbloom_agg of 20,000 distinct values equal one node and the fixed-capacity filter'
+);
+
+# ---------------------------------------------------------------------------------------
+# Growable filters: bloom_union_agg of 150 growable filters (made for 20 keys, each given about
+# 130 rows' keys: 2 stages or more), a partial union per shard combined, gives the bytes of one
+# node's union (a union does not depend on how it is split, doc/scaling.md section 1)
+is( $node->safe_psql(
+		'postgres', q{
+WITH gf AS (SELECT shard, bloom_add_all(bloom_empty(20, 0.01, growth => 2), array_agg(kb)) AS g
+            FROM t WHERE kb IS NOT NULL GROUP BY shard, id % 50)
+SELECT (SELECT combine_agg('bloom_union_agg(bloom)'::regprocedure, p, NULL::bloom)
+          FROM (SELECT shard, partial_agg('bloom_union_agg(bloom)'::regprocedure, g) AS p
+                  FROM gf GROUP BY shard) parts)::bytea = (SELECT bloom_union_agg(g) FROM gf)::bytea,
+       (SELECT min((bloom_info(g)).stages) FROM gf) >= 2 AND (SELECT max((bloom_info(g)).stages) FROM gf) >= 3,
+       (SELECT count(*) FROM gf)}),
+	't|t|150',
+	'bloom_union_agg of 150 growable filters (2 to 3 or more stages each): the partial unions per shard, combined, equal one node\'s union byte for byte'
 );
 
 # ---------------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 --
--- bloom_slices: the bit-sliced index of bloom columns (src/bloom_slices.c).  Its answer to
+-- bloom_slices: the bit-sliced index of bloom columns (src/bloom_slices*.c).  Its answer to
 -- f @> key must be exactly the rows whose own f @> key is true: compared here with the
 -- sequential scan for 10,000 keys (present and absent) on a table of several filter shapes
 -- (classic and blocked layouts, several sizes, one seed changed by bloom_empty_bits), after

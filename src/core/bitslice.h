@@ -1,6 +1,6 @@
 /*
  * bitslice.h: filters stored transposed (bit slices), for the bloom_slices
- * index (src/bloom_slices.c; BitFunnel, Goodwin et al. 2017; COBS, Bingmann
+ * index (src/bloom_slices*.c; BitFunnel, Goodwin et al. 2017; COBS, Bingmann
  * et al. 2019).  n filters of m bits each, as rows, become m slices of n
  * bits: bit r of slice j is bit j of row r, so a lookup of a key whose k bit
  * positions are p_1..p_k ANDs slices p_1..p_k and reads the rows that hold

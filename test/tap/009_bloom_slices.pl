@@ -1,5 +1,5 @@
 
-# 009_bloom_slices: the bloom_slices index (src/bloom_slices.c) answers f @> key exactly as the
+# 009_bloom_slices: the bloom_slices index (src/bloom_slices*.c) answers f @> key exactly as the
 # sequential scan does, for 10,000 keys (present and absent) on a table of five filter shapes:
 #   - on a primary, after 8 concurrent writers (pgbench: inserts, updates, deletes, lookups,
 #     summarizes and VACUUMs at once);

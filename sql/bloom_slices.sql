@@ -141,6 +141,22 @@ SELECT count(*) AS found FROM generate_series(1, 600) g WHERE EXISTS (SELECT FRO
 RESET enable_seqscan;
 DROP TABLE bsl_mix;
 
+-- a batch holds about 64 MB of filters, or half of maintenance_work_mem when that is more:
+-- 2,000 filters of 48 kB (96 MB) make 2 batches at 64 MB and 1 at 256 MB
+CREATE TABLE bsl_wide (id int, f bloom);
+INSERT INTO bsl_wide SELECT g, bloom_add(bloom_empty(40000, 0.01), g) FROM generate_series(1, 2000) g;
+SET maintenance_work_mem = '64MB';
+CREATE INDEX bsl_wide_f ON bsl_wide USING bloom_slices (f);
+SELECT batches, indexed_rows FROM bloom_slices_info('bsl_wide_f');
+SET maintenance_work_mem = '256MB';
+REINDEX INDEX bsl_wide_f;
+SELECT batches, indexed_rows FROM bloom_slices_info('bsl_wide_f');
+RESET maintenance_work_mem;
+SET enable_seqscan = off;
+SELECT count(*) AS found FROM generate_series(1, 2000, 7) g WHERE EXISTS (SELECT FROM bsl_wide WHERE f @> g AND id = g);
+RESET enable_seqscan;
+DROP TABLE bsl_wide;
+
 -- the plans: f @> key and key <@ f are index conditions; several keys are ANDed in one scan
 SET enable_seqscan = off;
 EXPLAIN (COSTS OFF) SELECT id FROM bsl WHERE f @> 42;

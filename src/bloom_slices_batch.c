@@ -21,13 +21,15 @@
 
 /*
  * Rows of a full batch of filters of fbytes bytes: about BSL_BATCH_BYTES of
- * rows, widened so that whole slices fill a page, at least 8, at most
- * BSL_MAX_ROWS.
+ * rows, or half the memory budget when that is more (a batch's rows and
+ * their transposition then fit in it), widened so that whole slices fill a
+ * page, at least 8, at most BSL_MAX_ROWS.  Larger batches mean fewer of
+ * them, so a lookup reads fewer heads and slices.
  */
 static uint32
-batch_capacity(Size fbytes)
+batch_capacity(Size fbytes, Size budget)
 {
-	uint64		rows = BSL_BATCH_BYTES / Max(fbytes, 1);
+	uint64		rows = Max(BSL_BATCH_BYTES, budget / 2) / Max(fbytes, 1);
 	uint64		sb,
 				per;
 
@@ -118,7 +120,7 @@ builder_for(BslBuild *bs, const BslShape *shape)
 	b = MemoryContextAllocZero(bs->cxt, sizeof(BslBuilder));
 	b->shape = *shape;
 	b->fbytes = (Size) ((shape->m + 7) / 8);
-	b->cap = batch_capacity(b->fbytes);
+	b->cap = batch_capacity(b->fbytes, bs->budget);
 	b->next = bs->builders;
 	bs->builders = b;
 	return bs->last = b;

@@ -141,14 +141,14 @@ SELECT count(*) AS found FROM generate_series(1, 600) g WHERE EXISTS (SELECT FRO
 RESET enable_seqscan;
 DROP TABLE bsl_mix;
 
--- a batch holds about 64 MB of filters, or half of maintenance_work_mem when that is more:
--- 2,000 filters of 48 kB (96 MB) make 2 batches at 64 MB and 1 at 256 MB
+-- a batch holds about 64 MB of filters, or a quarter of maintenance_work_mem when that is more:
+-- 2,000 filters of 48 kB (96 MB) make 2 batches at 64 MB and 1 at 512 MB
 CREATE TABLE bsl_wide (id int, f bloom);
 INSERT INTO bsl_wide SELECT g, bloom_add(bloom_empty(40000, 0.01), g) FROM generate_series(1, 2000) g;
 SET maintenance_work_mem = '64MB';
 CREATE INDEX bsl_wide_f ON bsl_wide USING bloom_slices (f);
 SELECT batches, indexed_rows FROM bloom_slices_info('bsl_wide_f');
-SET maintenance_work_mem = '256MB';
+SET maintenance_work_mem = '512MB';
 REINDEX INDEX bsl_wide_f;
 SELECT batches, indexed_rows FROM bloom_slices_info('bsl_wide_f');
 RESET maintenance_work_mem;

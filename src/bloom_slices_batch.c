@@ -21,15 +21,16 @@
 
 /*
  * Rows of a full batch of filters of fbytes bytes: about BSL_BATCH_BYTES of
- * rows, or half the memory budget when that is more (a batch's rows and
- * their transposition then fit in it), widened so that whole slices fill a
- * page, at least 8, at most BSL_MAX_ROWS.  Larger batches mean fewer of
- * them, so a lookup reads fewer heads and slices.
+ * rows, or a quarter of the memory budget when that is more, widened (by
+ * less than 2x) so that whole slices fill a page, at least 8, at most
+ * BSL_MAX_ROWS: a batch's rows and their transpose then fit in the budget.
+ * Larger batches mean fewer of them, so a lookup reads fewer heads and
+ * slices.
  */
 static uint32
 batch_capacity(Size fbytes, Size budget)
 {
-	uint64		rows = Max(BSL_BATCH_BYTES, budget / 2) / Max(fbytes, 1);
+	uint64		rows = Max(BSL_BATCH_BYTES, budget / 4) / Max(fbytes, 1);
 	uint64		sb,
 				per;
 

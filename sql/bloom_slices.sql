@@ -10,9 +10,11 @@ SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS bloomsketch;
 RESET client_min_messages;
 SET max_parallel_workers_per_gather = 0;
+-- the tables are vacuumed by hand only: an autovacuum would summarise pending rows and change
+-- the batches and pending counts this test prints
 
 -- row g holds the keys g .. g + 40 (about 40 rows hold each key), in one of five shapes
-CREATE TABLE bsl (id int PRIMARY KEY, f bloom);
+CREATE TABLE bsl (id int PRIMARY KEY, f bloom) WITH (autovacuum_enabled = off);
 CREATE FUNCTION bsl_filter(g int) RETURNS bloom LANGUAGE sql AS $$
   SELECT bloom_add_all(CASE g % 5
       WHEN 0 THEN bloom_empty(64, 0.01)
@@ -98,7 +100,7 @@ SELECT batches, indexed_rows, dead_rows, pending_rows FROM bloom_slices_info('bs
 SELECT * FROM bsl_compare();
 
 -- filters larger than a page (12 kB): a pending row spans two pages
-CREATE TABLE bsl_big (id int, f bloom);
+CREATE TABLE bsl_big (id int, f bloom) WITH (autovacuum_enabled = off);
 CREATE INDEX bsl_big_f ON bsl_big USING bloom_slices (f);
 INSERT INTO bsl_big SELECT g, bloom_add_all(bloom_empty(10000, 0.01),
   (SELECT array_agg(x) FROM generate_series(g * 100, g * 100 + 500) x)) FROM generate_series(1, 30) g;
@@ -131,7 +133,7 @@ DROP FUNCTION bsl_big_answers(boolean);
 
 -- shapes that arrive interleaved share the build's memory by the rows each has: 600 rows of
 -- three large shapes (3 to 12 kB), in turn, make one batch per shape (not one per row)
-CREATE TABLE bsl_mix (id int, f bloom);
+CREATE TABLE bsl_mix (id int, f bloom) WITH (autovacuum_enabled = off);
 INSERT INTO bsl_mix SELECT g, bloom_add(bloom_empty(CASE g % 3 WHEN 0 THEN 2500 WHEN 1 THEN 5000
   ELSE 10000 END, 0.01), g) FROM generate_series(1, 600) g;
 CREATE INDEX bsl_mix_f ON bsl_mix USING bloom_slices (f);
@@ -143,7 +145,7 @@ DROP TABLE bsl_mix;
 
 -- a batch holds about 64 MB of filters, or a quarter of maintenance_work_mem when that is more:
 -- 2,000 filters of 48 kB (96 MB) make 2 batches at 64 MB and 1 at 512 MB
-CREATE TABLE bsl_wide (id int, f bloom);
+CREATE TABLE bsl_wide (id int, f bloom) WITH (autovacuum_enabled = off);
 INSERT INTO bsl_wide SELECT g, bloom_add(bloom_empty(40000, 0.01), g) FROM generate_series(1, 2000) g;
 SET maintenance_work_mem = '64MB';
 CREATE INDEX bsl_wide_f ON bsl_wide USING bloom_slices (f);
@@ -174,7 +176,7 @@ RESET enable_seqscan;
 SELECT array_agg(id ORDER BY id) FROM bsl WHERE f @> 42 AND f @> 43::bigint;
 
 -- text keys
-CREATE TABLE bsl_text (id int, f bloom);
+CREATE TABLE bsl_text (id int, f bloom) WITH (autovacuum_enabled = off);
 INSERT INTO bsl_text SELECT g, bloom_add_all(bloom_empty(50, 0.01),
   (SELECT array_agg('k' || x) FROM generate_series(g, g + 20) x)) FROM generate_series(1, 300) g;
 CREATE INDEX ON bsl_text USING bloom_slices (f);

@@ -143,21 +143,42 @@ SELECT count(*) AS found FROM generate_series(1, 600) g WHERE EXISTS (SELECT FRO
 RESET enable_seqscan;
 DROP TABLE bsl_mix;
 
--- a batch holds about 64 MB of filters, or a quarter of maintenance_work_mem when that is more:
--- 2,000 filters of 48 kB (96 MB) make 2 batches at 64 MB and 1 at 512 MB
+-- one batch per shape whatever the memory: a build keeps half of maintenance_work_mem (at least
+-- 64 MB) of rows in memory and transposes the rest into a temporary file in runs, laid end to
+-- end slice by slice.  2,000 filters of 48 kB and 24 kB interleaved (72 MB) spill runs of rows
+-- counts that are not multiples of 8 at 64 MB and none at 1 GB: the same 2 batches, and the
+-- same answers for 8,000 keys (present and absent); 120 of them checked against the
+-- sequential scan too
 CREATE TABLE bsl_wide (id int, f bloom) WITH (autovacuum_enabled = off);
-INSERT INTO bsl_wide SELECT g, bloom_add(bloom_empty(40000, 0.01), g) FROM generate_series(1, 2000) g;
+INSERT INTO bsl_wide SELECT g, bloom_add_all(bloom_empty(CASE g % 2 WHEN 0 THEN 40000 ELSE 20000 END,
+  0.01), ARRAY[g, g + 5000]) FROM generate_series(1, 2000) g;
+CREATE FUNCTION bsl_wide_answers(keys int[]) RETURNS TABLE (k int, n bigint, ids bigint)
+LANGUAGE plpgsql AS $$
+BEGIN
+  RETURN QUERY EXECUTE 'SELECT g.k, count(b.id), coalesce(sum(b.id), 0)
+    FROM unnest($1) g(k) LEFT JOIN bsl_wide b ON b.f @> g.k GROUP BY g.k' USING keys;
+END $$;
 SET maintenance_work_mem = '64MB';
 CREATE INDEX bsl_wide_f ON bsl_wide USING bloom_slices (f);
 SELECT batches, indexed_rows FROM bloom_slices_info('bsl_wide_f');
-SET maintenance_work_mem = '512MB';
+SET enable_seqscan = off;
+CREATE TEMP TABLE bsl_wide_spilled AS SELECT * FROM bsl_wide_answers(ARRAY(SELECT generate_series(1, 8000)));
+SELECT count(*) AS keys, sum(n) AS matches, count(*) FILTER (WHERE n = 0) AS absent FROM bsl_wide_spilled;
+SET maintenance_work_mem = '1GB';
 REINDEX INDEX bsl_wide_f;
 SELECT batches, indexed_rows FROM bloom_slices_info('bsl_wide_f');
-RESET maintenance_work_mem;
-SET enable_seqscan = off;
-SELECT count(*) AS found FROM generate_series(1, 2000, 7) g WHERE EXISTS (SELECT FROM bsl_wide WHERE f @> g AND id = g);
+SELECT count(*) AS differing FROM ((TABLE bsl_wide_spilled EXCEPT SELECT * FROM bsl_wide_answers(ARRAY(SELECT generate_series(1, 8000))))
+  UNION ALL (SELECT * FROM bsl_wide_answers(ARRAY(SELECT generate_series(1, 8000))) EXCEPT TABLE bsl_wide_spilled)) d;
 RESET enable_seqscan;
-DROP TABLE bsl_wide;
+RESET maintenance_work_mem;
+SET enable_bitmapscan = off;
+SELECT count(*) AS keys, count(*) FILTER (WHERE s.n > 0) AS present,
+       count(*) FILTER (WHERE s IS DISTINCT FROM i) AS differing
+FROM bsl_wide_answers(ARRAY(SELECT generate_series(1, 8000, 67))) s
+JOIN bsl_wide_spilled i USING (k);
+RESET enable_bitmapscan;
+DROP TABLE bsl_wide, bsl_wide_spilled;
+DROP FUNCTION bsl_wide_answers(int[]);
 
 -- the plans: f @> key and key <@ f are index conditions; several keys are ANDed in one scan
 SET enable_seqscan = off;

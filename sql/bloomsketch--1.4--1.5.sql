@@ -280,4 +280,4 @@ CREATE FUNCTION bloom_slices_info(regclass,
   OUT batches bigint, OUT indexed_rows bigint, OUT dead_rows bigint, OUT pending_rows bigint,
   OUT pending_pages bigint, OUT pages_per_lookup bigint, OUT pages bigint)
   AS 'MODULE_PATHNAME' LANGUAGE C STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION bloom_slices_info(regclass) IS 'a bloom_slices index: its batches, rows in them (dead ones too), dead rows, pending rows and pages, the batch pages a lookup of one key reads at most (a head and k slices per batch), and its pages';
+COMMENT ON FUNCTION bloom_slices_info(regclass) IS 'a bloom_slices index: its batches, rows in them (dead ones too), dead rows, pending rows and pages, the batch pages a lookup of one key reads at most (per batch a head, its dead-row bitmap and k slices, which span pages in a large batch), and its pages';

@@ -104,7 +104,8 @@ bsl_build(Relation heap, Relation index, IndexInfo *indexInfo)
 				 errmsg("bloom_slices index \"%s\" would need %d batches, more than %d",
 						RelationGetRelationName(index), list_length(st.bs.written),
 						BSL_MAX_BATCHES),
-				 errhint("Raise maintenance_work_mem: a batch holds up to 64 MB of filters, fewer when several shapes share the memory.")));
+				 errdetail("A build makes one batch per filter shape (bits, hashes, seed, layout and key type)."),
+				 errhint("Index fewer shapes: build the filters with the same parameters.")));
 	meta = BSL_META(meta_page.data);
 	foreach(lc, st.bs.written)
 		meta->dir[meta->nbatches++] = *(BslDirEntry *) lfirst(lc);
@@ -310,6 +311,31 @@ bloom_slices_summarize(PG_FUNCTION_ARGS)
 }
 
 /* bloom_slices_info(regclass): what the meta page counts. */
+/*
+ * The batch pages a lookup of one key reads at most: per batch its head, its
+ * dead-row bitmap and k slices, a slice of sb bytes spanning at most
+ * (sb + BSL_USABLE - 2) / BSL_USABLE + 1 pages.
+ */
+static int64
+pages_per_lookup(Relation index, BslMeta *meta)
+{
+	char	   *hp = palloc(BSL_USABLE);
+	BslHead    *h = (BslHead *) hp;
+	int64		pages = 0;
+	uint32		i;
+
+	for (i = 0; i < meta->nbatches; i++)
+	{
+		if (!bsl_read_batch_page(index, meta->dir[i].head, meta->dir[i].head, BSL_KIND_HEAD, NULL, hp) ||
+			!bsl_head_ok(h, &meta->dir[i]))
+			bsl_corrupt(index, "a batch head is not valid", meta->dir[i].head);
+		pages += 1 + h->n_dead_pages +
+			(int64) h->k * ((h->slice_bytes + BSL_USABLE - 2) / BSL_USABLE + 1);
+	}
+	pfree(hp);
+	return pages;
+}
+
 Datum
 bloom_slices_info(PG_FUNCTION_ARGS)
 {
@@ -331,7 +357,7 @@ bloom_slices_info(PG_FUNCTION_ARGS)
 	values[2] = Int64GetDatum((int64) meta->dead_rows);
 	values[3] = Int64GetDatum((int64) meta->pending_rows);
 	values[4] = Int64GetDatum(meta->pending_pages);
-	values[5] = Int64GetDatum((int64) (meta->nbatches + meta->sum_k));
+	values[5] = Int64GetDatum(pages_per_lookup(index, meta));
 	values[6] = Int64GetDatum(RelationGetNumberOfBlocks(index));
 	pfree(meta);
 	index_close(index, AccessShareLock);

@@ -5,7 +5,9 @@
  * The index answers "in which rows' filters is this key?" by reading bit
  * slices: fixed bloom values of one shape (bits, hashes, seed, layout, key
  * family) are summarised in batches, each stored transposed (bitslice.h),
- * one slice of the batch's rows per filter bit.  A lookup of a key computes
+ * one slice of the batch's rows per filter bit.  A build makes one batch
+ * per shape whatever its size: runs of rows that fill the memory are
+ * transposed into a temporary file and laid end to end, slice by slice.  A lookup of a key computes
  * the key's k bit positions for the batch's shape exactly as @> does
  * (bs_layout_positions, checked against bs_layout_contains by a unit test),
  * ANDs those k slices and the batch's live-row mask, and returns the rows
@@ -19,8 +21,10 @@
  *             that may span pages (a chunk says where in the value it
  *             lies); lookups test them one by one;
  *   batch     contiguous pages: a head page (shape, row count, slice
- *             geometry, the dead-row bitmap), the heap TIDs of its rows,
- *             then its m slices, as many whole slices a page as fit.
+ *             geometry), the dead-row bitmap (one bit a row), the heap
+ *             TIDs of its rows, then its m slices end to end (slice j at
+ *             byte j * slice_bytes of the slice pages' contents, so a
+ *             slice of a large batch spans pages).
  *
  * Every change is WAL-logged with the generic WAL API (access/generic_xlog.h),
  * as contrib/bloom does.  Locking, besides buffer locks: a heavyweight lock
@@ -70,6 +74,7 @@
 #define BSL_KIND_TIDS 4
 #define BSL_KIND_SLICES 5
 #define BSL_KIND_DELETED 6
+#define BSL_KIND_DEAD 7
 
 typedef struct BslOpaque
 {
@@ -121,21 +126,23 @@ typedef struct BslHead
 	uint32		nrows;
 	uint32		ndead;
 	uint32		slice_bytes;	/* ceil(nrows / 8) */
-	uint32		slices_per_page;
 	uint32		tids_per_page;
+	uint32		n_dead_pages;	/* ceil(slice_bytes / BSL_USABLE) */
 	uint32		n_tid_pages;
-	uint32		n_slice_pages;
-	/* then the dead-row bitmap, slice_bytes bytes */
+	uint32		n_slice_pages;	/* ceil(m * slice_bytes / BSL_USABLE) */
 } BslHead;
 
-#define BSL_HEAD_DEAD(h) ((uint8 *) (h) + MAXALIGN(sizeof(BslHead)))
-/* rows a batch may hold: its dead bitmap fits in the head page */
-#define BSL_MAX_ROWS ((uint32) (((BSL_USABLE - MAXALIGN(sizeof(BslHead))) * 8) & ~(Size) 63))
+/* rows a batch may hold (a build past it starts another batch of the shape) */
+#define BSL_MAX_ROWS ((uint32) 1 << 31)
 #define BSL_TIDS_PER_PAGE ((uint32) (BSL_USABLE / sizeof(ItemPointerData)))
+/* a batch's pages: head, dead-row bitmap, TIDs, slices */
+#define BSL_DEAD_BLK(e) ((e)->head + 1)
+#define BSL_TID_BLK(e, h) ((e)->head + 1 + (h)->n_dead_pages)
+#define BSL_SLICE_BLK(e, h) ((e)->head + 1 + (h)->n_dead_pages + (h)->n_tid_pages)
 
-/* A batch's rows in memory take at most this many bytes (then it is written). */
+/* The least memory a build or summarise uses for its rows, whatever maintenance_work_mem. */
 #define BSL_BATCH_BYTES ((Size) 64 * 1024 * 1024)
-/* Filters larger than this are refused: a batch holds at least 8 of them. */
+/* Filters larger than this are refused: a run in memory holds at least 4 of them. */
 #define BSL_MAX_FILTER_BYTES (BSL_BATCH_BYTES / 8)
 /* a batch's buffer starts at about this size and doubles */
 #define BSL_FIRST_BYTES ((Size) 256 * 1024)
@@ -167,16 +174,27 @@ typedef struct BslShape
 	uint32		family;
 } BslShape;
 
-/* batches being built in memory (bloom_slices_batch.c) */
+/*
+ * Batches being built (bloom_slices_batch.c), one builder a shape: rows in
+ * memory, and the runs of rows already transposed into the spill file.
+ */
+typedef struct BslRun
+{
+	uint32		n;				/* rows */
+	long		blk;			/* where it starts in the spill file: n TIDs, then m slices */
+} BslRun;
+
 typedef struct BslBuilder
 {
 	BslShape	shape;
 	Size		fbytes;			/* bytes of a row: ceil(m / 8) */
-	uint32		cap;			/* rows of a full batch */
+	uint32		cap;			/* rows of a full run in memory */
 	uint32		n;
 	uint32		alloc;			/* rows the buffers hold: grows to cap */
 	uint8	   *rows;			/* alloc rows of fbytes */
 	ItemPointerData *tids;
+	uint64		total;			/* rows of the batch: spilled runs and rows in memory */
+	List	   *runs;			/* BslRun * spilled */
 	struct BslBuilder *next;
 } BslBuilder;
 
@@ -186,8 +204,10 @@ typedef struct BslBuild
 	BslBuilder *builders;
 	BslBuilder *last;			/* the last one used, tried first */
 	Size		memory;			/* bytes of rows all builders' buffers hold */
-	Size		budget;
+	Size		budget;			/* maintenance_work_mem, at least BSL_BATCH_BYTES */
 	bool		reuse;			/* batches may take runs of free pages */
+	struct BufFile *spill;		/* runs transposed, or NULL */
+	long		spill_blks;		/* blocks written to it */
 	List	   *written;		/* BslDirEntry * of the batches written */
 	uint64		rows_written;
 	uint64		k_written;		/* sum of k of the batches written */
@@ -217,6 +237,10 @@ extern void bsl_flush_all(BslBuild *bs);
 extern void bsl_build_add(BslBuild *bs, const BslShape *shape, const uint8 *bits, ItemPointer tid);
 extern bool bsl_read_batch_page(Relation index, BlockNumber blk, BlockNumber head, uint16 kind,
 								BufferAccessStrategy strategy, char *out);
+extern bool bsl_read_batch_bytes(Relation index, const BslDirEntry *e, BlockNumber first,
+								 uint16 kind, uint64 off, Size len, BufferAccessStrategy strategy,
+								 char *out);
+extern bool bsl_batch_loadable(const BslBuild *bs, const BslHead *h);
 extern bool bsl_head_ok(const BslHead *h, const BslDirEntry *e);
 extern void bsl_corrupt(Relation index, const char *what, BlockNumber blk);
 extern uint32 bsl_load_batch(BslBuild *bs, const BslDirEntry *e, BufferAccessStrategy strategy);

@@ -241,6 +241,7 @@ typedef struct BslCand
 	uint32		nrows;
 	uint32		ndead;
 	uint32		k;
+	bool		loadable;		/* small enough to read back into memory */
 	BslShape	shape;
 } BslCand;
 
@@ -316,7 +317,10 @@ bsl_summarize(Relation index, bool rebuild, BufferAccessStrategy strategy)
 	 * a shape keeps few batches however often a few rows are summarised,
 	 * merged into a shape's new rows, smallest first, every batch whose live
 	 * rows are no more than the rows gathered so far (as a binary counter
-	 * carries: a row is rewritten about log2 of its shape's rows times).
+	 * carries: a row is rewritten about log2 of its shape's rows times), up
+	 * to a run of memory.  Only batches that fit in memory are read back
+	 * (bsl_batch_loadable): a larger one, such as a build's, keeps its dead
+	 * rows marked until REINDEX.
 	 */
 	removed = palloc0(sizeof(bool) * Max(meta->nbatches, 1));
 	cands = palloc(sizeof(BslCand) * Max(meta->nbatches, 1));
@@ -332,6 +336,7 @@ bsl_summarize(Relation index, bool rebuild, BufferAccessStrategy strategy)
 		cands[i].nrows = h->nrows;
 		cands[i].ndead = h->ndead;
 		cands[i].k = h->k;
+		cands[i].loadable = bsl_batch_loadable(&bs, h);
 		cands[i].shape.m = h->m;
 		cands[i].shape.seed = h->seed;
 		cands[i].shape.k = h->k;
@@ -342,12 +347,12 @@ bsl_summarize(Relation index, bool rebuild, BufferAccessStrategy strategy)
 	for (c = 0; c < meta->nbatches; c++)
 	{
 		BslCand    *cd = &cands[c];
-		bool		take = rebuild && cd->ndead * 2 >= cd->nrows;
+		bool		take = rebuild && cd->ndead * 2 >= cd->nrows && cd->loadable;
 
 		if (!take)
 			for (b = bs.builders; b != NULL; b = b->next)
-				if (bsl_shape_eq(&b->shape, &cd->shape) && b->n > 0 &&
-					cd->live <= b->n && b->n + cd->live <= b->cap)
+				if (bsl_shape_eq(&b->shape, &cd->shape) && b->total > 0 &&
+					cd->live <= b->total && b->total + cd->live <= b->cap && cd->loadable)
 					take = true;
 		if (take)
 		{

@@ -131,20 +131,26 @@ static bool
 scan_batch(Relation index, const BslDirEntry *e, Found *f, char *hp, char *pg)
 {
 	BslHead    *h = (BslHead *) hp;
-	uint8	   *acc;
+	uint8	   *acc,
+			   *s;
 	uint64		pos[BS_BLOOM_MAX_HASHES];
 	uint32		i,
 				r,
 				cur_tid_page = UINT32_MAX;
 	int			key;
-	bool		any = true;
+	bool		any = true,
+				ok = true;
 
 	if (!bsl_read_batch_page(index, e->head, e->head, BSL_KIND_HEAD, NULL, hp) || !bsl_head_ok(h, e))
 		return false;
 	acc = palloc(h->slice_bytes);
-	for (i = 0; i < h->slice_bytes; i++)
-		acc[i] = (uint8) ~BSL_HEAD_DEAD(h)[i];
-	if (h->nrows % 8)
+	s = palloc(h->slice_bytes);
+	if (!bsl_read_batch_bytes(index, e, BSL_DEAD_BLK(e), BSL_KIND_DEAD, 0, h->slice_bytes, NULL,
+							  (char *) acc))
+		ok = any = false;
+	for (i = 0; any && i < h->slice_bytes; i++)
+		acc[i] = (uint8) ~acc[i];
+	if (any && h->nrows % 8)
 		acc[h->slice_bytes - 1] &= (uint8) ((1u << (h->nrows % 8)) - 1);
 	for (key = 0; key < f->so->nkeys && any; key++)
 	{
@@ -154,20 +160,18 @@ scan_batch(Relation index, const BslDirEntry *e, Found *f, char *hp, char *pg)
 		bs_layout_positions(h->layout, h->m, h->k, bs_key_hash(&k->ki, k->value, h->seed), pos);
 		for (i = 0; i < h->k && any; i++)
 		{
-			uint32		sp = (uint32) (pos[i] / h->slices_per_page);
-			uint8	   *s = (uint8 *) pg + (pos[i] % h->slices_per_page) * h->slice_bytes;
 			uint32		b;
 
-			if (!bsl_read_batch_page(index, e->head + 1 + h->n_tid_pages + sp, e->head,
-								 BSL_KIND_SLICES, NULL, pg))
+			if (!bsl_read_batch_bytes(index, e, BSL_SLICE_BLK(e, h), BSL_KIND_SLICES,
+									  pos[i] * h->slice_bytes, h->slice_bytes, NULL, (char *) s))
+				ok = any = false;
+			else
 			{
-				pfree(acc);
-				return false;
+				any = false;
+				for (b = 0; b < h->slice_bytes; b++)
+					if ((acc[b] &= s[b]) != 0)
+						any = true;
 			}
-			any = false;
-			for (b = 0; b < h->slice_bytes; b++)
-				if ((acc[b] &= s[b]) != 0)
-					any = true;
 		}
 	}
 	for (r = 0; any && r < h->nrows; r++)
@@ -183,17 +187,18 @@ scan_batch(Relation index, const BslDirEntry *e, Found *f, char *hp, char *pg)
 		tp = r / h->tids_per_page;
 		if (tp != cur_tid_page)
 		{
-			if (!bsl_read_batch_page(index, e->head + 1 + tp, e->head, BSL_KIND_TIDS, NULL, pg))
+			if (!bsl_read_batch_page(index, BSL_TID_BLK(e, h) + tp, e->head, BSL_KIND_TIDS, NULL, pg))
 			{
-				pfree(acc);
-				return false;
+				ok = false;
+				break;
 			}
 			cur_tid_page = tp;
 		}
 		found_add(f, (ItemPointer) (pg + (r % h->tids_per_page) * sizeof(ItemPointerData)));
 	}
 	pfree(acc);
-	return true;
+	pfree(s);
+	return ok;
 }
 
 int64
@@ -269,6 +274,7 @@ bsl_costestimate(PlannerInfo *root, IndexPath *path, double loop_count,
 	BslMeta    *meta;
 	double		random_page_cost,
 				pages,
+				slice_pages,
 				nkeys = Max(list_length(path->indexclauses), 1);
 
 	MemSet(&costs, 0, sizeof(costs));
@@ -279,9 +285,14 @@ bsl_costestimate(PlannerInfo *root, IndexPath *path, double loop_count,
 	index_close(rel, AccessShareLock);
 
 	get_tablespace_page_costs(index->reltablespace, &random_page_cost, NULL);
-	/* a head and k slices per batch and key, the pending list, the TIDs found */
-	pages = meta->nbatches + nkeys * (double) meta->sum_k + meta->pending_pages +
-		ceil(costs.numIndexTuples / BSL_TIDS_PER_PAGE);
+	/*
+	 * Per batch a head, its dead-row bitmap and k slices a key, a slice of a
+	 * batch of n rows spanning about 1 + n / (8 BSL_USABLE) pages (from the
+	 * mean batch); the pending list; the TIDs found.
+	 */
+	slice_pages = 1 + (double) meta->indexed_rows / (8.0 * BSL_USABLE * Max(meta->nbatches, 1));
+	pages = meta->nbatches * (1 + slice_pages) + nkeys * (double) meta->sum_k * slice_pages +
+		meta->pending_pages + ceil(costs.numIndexTuples / BSL_TIDS_PER_PAGE);
 	*indexStartupCost = 0;
 	*indexTotalCost = pages * random_page_cost +
 		costs.numIndexTuples * cpu_index_tuple_cost +

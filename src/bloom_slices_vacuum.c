@@ -7,6 +7,7 @@
 #include "access/genam.h"
 #include "access/generic_xlog.h"
 #include "commands/vacuum.h"
+#include "port/pg_bitutils.h"
 #include "storage/bufmgr.h"
 #include "storage/lmgr.h"
 #include "utils/rel.h"
@@ -40,19 +41,28 @@ bsl_bulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 	LockPage(index, BSL_META_BLKNO, ShareUpdateExclusiveLock);
 	meta = bsl_read_meta(index);
 
-	/* batches: dead rows get their bit in the head's dead bitmap */
+	/*
+	 * batches: dead rows get their bit in the dead-row bitmap, each page of
+	 * it WAL-logged with the head's count in one record
+	 */
 	for (i = 0; i < meta->nbatches; i++)
 	{
 		BslDirEntry *e = &meta->dir[i];
 		BslHead    *h = (BslHead *) hp;
-		uint8	   *mark;
+		uint8	   *dead,
+				   *mark;
 		uint32		r,
+					p,
 					nnew = 0;
 
 		if (!bsl_read_batch_page(index, e->head, e->head, BSL_KIND_HEAD, info->strategy, hp) ||
 			!bsl_head_ok(h, e))
 			bsl_corrupt(index, "a batch head is not valid", e->head);
+		dead = palloc(h->slice_bytes);
 		mark = palloc0(h->slice_bytes);
+		if (!bsl_read_batch_bytes(index, e, BSL_DEAD_BLK(e), BSL_KIND_DEAD, 0, h->slice_bytes,
+								  info->strategy, (char *) dead))
+			bsl_corrupt(index, "a dead-row page is not its batch's", BSL_DEAD_BLK(e));
 		for (r = 0; r < h->nrows; r++)
 		{
 			ItemPointer tid;
@@ -60,11 +70,11 @@ bsl_bulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 			if (r % h->tids_per_page == 0)
 			{
 				BSL_VACUUM_DELAY();
-				if (!bsl_read_batch_page(index, e->head + 1 + r / h->tids_per_page, e->head,
-									 BSL_KIND_TIDS, info->strategy, tp))
-					bsl_corrupt(index, "a TID page is not its batch's", e->head + 1 + r / h->tids_per_page);
+				if (!bsl_read_batch_page(index, BSL_TID_BLK(e, h) + r / h->tids_per_page, e->head,
+										 BSL_KIND_TIDS, info->strategy, tp))
+					bsl_corrupt(index, "a TID page is not its batch's", BSL_TID_BLK(e, h) + r / h->tids_per_page);
 			}
-			if (BSL_HEAD_DEAD(h)[r / 8] & (1 << (r % 8)))
+			if (dead[r / 8] & (1 << (r % 8)))
 				continue;
 			tid = (ItemPointer) (tp + (r % h->tids_per_page) * sizeof(ItemPointerData));
 			if (callback(tid, callback_state))
@@ -75,26 +85,41 @@ bsl_bulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 			else
 				stats->num_index_tuples++;
 		}
-		if (nnew > 0)
+		for (p = 0; nnew > 0 && p < h->n_dead_pages; p++)
 		{
-			Buffer		buf = ReadBufferExtended(index, MAIN_FORKNUM, e->head, RBM_NORMAL,
-												 info->strategy);
+			uint32		from = p * BSL_USABLE,
+						to = Min(h->slice_bytes, from + BSL_USABLE),
+						cnt = 0,
+						x;
+			Buffer		hbuf,
+						dbuf;
 			GenericXLogState *state;
 			Page		page;
-			BslHead    *wh;
 
-			LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+			for (x = from; x < to; x++)
+				cnt += pg_popcount32(mark[x]);
+			if (cnt == 0)
+				continue;
+			hbuf = ReadBufferExtended(index, MAIN_FORKNUM, e->head, RBM_NORMAL, info->strategy);
+			dbuf = ReadBufferExtended(index, MAIN_FORKNUM, BSL_DEAD_BLK(e) + p, RBM_NORMAL,
+									  info->strategy);
+			LockBuffer(hbuf, BUFFER_LOCK_EXCLUSIVE);
+			LockBuffer(dbuf, BUFFER_LOCK_EXCLUSIVE);
+			if (!bsl_page_is(BufferGetPage(dbuf), BSL_KIND_DEAD) ||
+				BSL_OPAQUE(BufferGetPage(dbuf))->next != e->head)
+				bsl_corrupt(index, "a dead-row page is not its batch's", BSL_DEAD_BLK(e) + p);
 			state = GenericXLogStart(index);
-			page = GenericXLogRegisterBuffer(state, buf, 0);
-			wh = (BslHead *) PageGetContents(page);
-			for (r = 0; r < h->slice_bytes; r++)
-				BSL_HEAD_DEAD(wh)[r] |= mark[r];
-			wh->ndead += nnew;
+			((BslHead *) PageGetContents(GenericXLogRegisterBuffer(state, hbuf, 0)))->ndead += cnt;
+			page = GenericXLogRegisterBuffer(state, dbuf, 0);
+			for (x = from; x < to; x++)
+				((uint8 *) PageGetContents(page))[x - from] |= mark[x];
 			GenericXLogFinish(state);
-			UnlockReleaseBuffer(buf);
-			newly_dead += nnew;
-			stats->tuples_removed += nnew;
+			UnlockReleaseBuffer(dbuf);
+			UnlockReleaseBuffer(hbuf);
+			newly_dead += cnt;
+			stats->tuples_removed += cnt;
 		}
+		pfree(dead);
 		pfree(mark);
 	}
 

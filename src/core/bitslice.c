@@ -94,3 +94,34 @@ bs_rows_from_slices(const uint8_t *slices, size_t sb, uint64_t m, size_t n,
 		}
 	}
 }
+
+void
+bs_bits_append(uint8_t *dst, uint64_t at, const uint8_t *src, uint64_t nbits)
+{
+	uint8_t    *d = dst + at / 8;
+	unsigned	shift = (unsigned) (at % 8);
+	uint64_t	whole = nbits / 8,
+				i;
+	unsigned	rest = (unsigned) (nbits % 8);
+
+	if (shift == 0)
+	{
+		memcpy(d, src, whole);
+		if (rest)
+			d[whole] = (uint8_t) (src[whole] & ((1u << rest) - 1));
+		return;
+	}
+	for (i = 0; i < whole; i++)
+	{
+		d[i] |= (uint8_t) (src[i] << shift);
+		d[i + 1] = (uint8_t) (src[i] >> (8 - shift));
+	}
+	if (rest)
+	{
+		unsigned	v = src[whole] & ((1u << rest) - 1);
+
+		d[whole] |= (uint8_t) (v << shift);
+		if (shift + rest > 8)
+			d[whole + 1] = (uint8_t) (v >> (8 - shift));
+	}
+}

@@ -28,4 +28,11 @@ void		bs_slices_from_rows(const uint8_t *rows, size_t n, size_t fbytes,
 void		bs_rows_from_slices(const uint8_t *slices, size_t sb, uint64_t m,
 								size_t n, uint8_t *rows, size_t fbytes);
 
+/*
+ * Bits src[0..nbits) ORed into dst at bits at .. at + nbits: how the slices
+ * of several runs of rows are laid end to end into one slice.  dst must be
+ * zero from bit at on; src bits past nbits are ignored.
+ */
+void		bs_bits_append(uint8_t *dst, uint64_t at, const uint8_t *src, uint64_t nbits);
+
 #endif

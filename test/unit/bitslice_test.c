@@ -56,6 +56,39 @@ main(void)
 		free(slices);
 		free(again);
 	}
+	/* runs of any lengths laid end to end, against bit-by-bit copying */
+	{
+		int			wrong = 0;
+
+		for (c = 0; c < 2000; c++)
+		{
+			uint8_t		dst[80],
+						want[80],
+						src[24];
+			uint64_t	at = 0,
+						i;
+			int			runs = 1 + (int) unit_below(&r, 4),
+						x;
+
+			memset(dst, 0, sizeof(dst));
+			memset(want, 0, sizeof(want));
+			for (x = 0; x < runs; x++)
+			{
+				uint64_t	nbits = unit_below(&r, 150);
+
+				for (i = 0; i < sizeof(src); i++)
+					src[i] = (uint8_t) unit_next(&r);
+				bs_bits_append(dst, at, src, nbits);
+				for (i = 0; i < nbits; i++)
+					if (bit(src, i))
+						want[(at + i) / 8] |= (uint8_t) (1u << ((at + i) % 8));
+				at += nbits;
+			}
+			if (memcmp(dst, want, sizeof(dst)) != 0)
+				wrong++;
+		}
+		CHECK(wrong == 0, "bs_bits_append lays runs of 0-149 bits end to end at any bit offset, nothing past them (2,000 cases, %d wrong)", wrong);
+	}
 	CHECK(bad == 0, "bit r of slice j is bit j of row r, and slices are 0 past the rows (300 random batches, %d bad bits)", bad);
 	CHECK(back == 0, "slices back to rows give the rows (%d batches differ)", back);
 	return unit_done("bitslice");

@@ -195,6 +195,7 @@ typedef struct BslBuilder
 	ItemPointerData *tids;
 	uint64		total;			/* rows of the batch: spilled runs and rows in memory */
 	List	   *runs;			/* BslRun * spilled */
+	List	   *old;			/* BslDirEntry * of index batches rewritten without dead rows */
 	struct BslBuilder *next;
 } BslBuilder;
 
@@ -242,8 +243,10 @@ extern bool bsl_read_batch_bytes(Relation index, const BslDirEntry *e, BlockNumb
 								 char *out);
 extern bool bsl_batch_loadable(const BslBuild *bs, const BslHead *h);
 extern bool bsl_head_ok(const BslHead *h, const BslDirEntry *e);
+extern void bsl_head_shape(const BslHead *h, BslShape *shape);
 extern void bsl_corrupt(Relation index, const char *what, BlockNumber blk);
 extern uint32 bsl_load_batch(BslBuild *bs, const BslDirEntry *e, BufferAccessStrategy strategy);
+extern uint32 bsl_stream_batch(BslBuild *bs, const BslDirEntry *e, BufferAccessStrategy strategy);
 
 /* bloom_slices_pending.c */
 extern uint32 bsl_pending_append(Relation index, ItemPointer tid, const uint8 *val, uint32 len);

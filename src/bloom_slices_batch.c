@@ -7,6 +7,7 @@
 #include "glue.h"
 
 #include "miscadmin.h"
+#include "port/pg_bitutils.h"
 #include "storage/buffile.h"
 #include "storage/bufmgr.h"
 #include "storage/freespace.h"
@@ -197,12 +198,17 @@ spill_builder(BslBuild *bs, BslBuilder *b)
 
 /*
  * A source of a batch being written: a run's TIDs and slices, in memory or
- * read from the spill file through a window that moves forward.
+ * read from the spill file through a window that moves forward; or a batch
+ * of the index, read slice by slice and without its dead rows.
  */
 typedef struct BatchSource
 {
-	uint32		n;
+	uint32		n;				/* rows it gives */
 	Size		sb;				/* ceil(n / 8) */
+	const BslDirEntry *old;		/* an index batch: its entry, head, live rows */
+	BslHead		oldh;
+	uint8	   *keep;
+	uint8	   *raw;			/* one of its slices */
 	const uint8 *mem;			/* in memory: the TIDs, then the slices */
 	long		blk;			/* else in the spill file from this block */
 	uint64		size;			/* bytes of TIDs and slices */
@@ -272,6 +278,36 @@ stream_put(PageStream *ps, const void *data, Size len, Size per_page)
 		if (ps->fill == per_page)
 			stream_flush(ps);
 	}
+}
+
+/* The TIDs of an index batch's live rows, onto the stream. */
+static void
+old_tids(BslBuild *bs, BatchSource *o, PageStream *ps)
+{
+	char	   *pg = palloc(BSL_USABLE);
+	uint32		r,
+				given = 0;
+	Size		per_page = (Size) BSL_TIDS_PER_PAGE * sizeof(ItemPointerData);
+
+	for (r = 0; r < o->oldh.nrows; r++)
+	{
+		if (r % o->oldh.tids_per_page == 0)
+		{
+			CHECK_FOR_INTERRUPTS();
+			if (!bsl_read_batch_page(bs->index, BSL_TID_BLK(o->old, &o->oldh) + r / o->oldh.tids_per_page,
+									 o->old->head, BSL_KIND_TIDS, NULL, pg))
+				bsl_corrupt(bs->index, "a TID page is not its batch's", o->old->head);
+		}
+		if (o->keep[r / 8] & (1 << (r % 8)))
+		{
+			stream_put(ps, pg + (r % o->oldh.tids_per_page) * sizeof(ItemPointerData),
+					   sizeof(ItemPointerData), per_page);
+			given++;
+		}
+	}
+	if (given != o->n)
+		elog(ERROR, "bloom_slices: a batch's live rows changed while it was rewritten");
+	pfree(pg);
 }
 
 /*
@@ -351,6 +387,11 @@ write_batch(BslBuild *bs, const BslShape *shape, BatchSource *src, int nsrc)
 	{
 		uint32		done = 0;
 
+		if (src[x].old)
+		{
+			old_tids(bs, &src[x], &ps);
+			continue;
+		}
 		while (done < src[x].n)
 		{
 			uint32		c = Min(src[x].n - done, tpp);
@@ -374,9 +415,20 @@ write_batch(BslBuild *bs, const BslShape *shape, BatchSource *src, int nsrc)
 		for (x = 0; x < nsrc; x++)
 		{
 			uint64		off = (uint64) src[x].n * sizeof(ItemPointerData) + j * src[x].sb;
+			BatchSource *o = &src[x];
 
-			bs_bits_append(out, at, source_bytes(bs, &src[x], off, src[x].sb), src[x].n);
-			at += src[x].n;
+			if (o->old)
+			{
+				if (!bsl_read_batch_bytes(bs->index, o->old, BSL_SLICE_BLK(o->old, &o->oldh),
+										  BSL_KIND_SLICES, j * o->oldh.slice_bytes,
+										  o->oldh.slice_bytes, NULL, (char *) o->raw))
+					bsl_corrupt(bs->index, "a slice page is not its batch's", o->old->head);
+				if (bs_bits_append_kept(out, at, o->raw, o->keep, o->oldh.nrows) != o->n)
+					elog(ERROR, "bloom_slices: a batch's live rows changed while it was rewritten");
+			}
+			else
+				bs_bits_append(out, at, source_bytes(bs, o, off, o->sb), o->n);
+			at += o->n;
 		}
 		stream_put(&ps, out, sb, BSL_USABLE);
 	}
@@ -395,6 +447,36 @@ write_batch(BslBuild *bs, const BslShape *shape, BatchSource *src, int nsrc)
 	bs->k_written += shape->k;
 }
 
+/* A batch of the index as a source: its head, and its live rows (the complement of its dead bitmap). */
+static void
+old_source(BslBuild *bs, const BslDirEntry *e, BatchSource *o)
+{
+	char	   *hp = palloc(BSL_USABLE);
+	uint32		i;
+	uint64		live = 0;
+
+	if (!bsl_read_batch_page(bs->index, e->head, e->head, BSL_KIND_HEAD, NULL, hp) ||
+		!bsl_head_ok((BslHead *) hp, e))
+		bsl_corrupt(bs->index, "a batch head is not valid", e->head);
+	o->old = e;
+	memcpy(&o->oldh, hp, sizeof(BslHead));
+	pfree(hp);
+	o->keep = MemoryContextAllocExtended(bs->cxt, o->oldh.slice_bytes, MCXT_ALLOC_HUGE);
+	o->raw = MemoryContextAllocExtended(bs->cxt, o->oldh.slice_bytes, MCXT_ALLOC_HUGE);
+	if (!bsl_read_batch_bytes(bs->index, e, BSL_DEAD_BLK(e), BSL_KIND_DEAD, 0, o->oldh.slice_bytes,
+							  NULL, (char *) o->keep))
+		bsl_corrupt(bs->index, "a dead-row page is not its batch's", BSL_DEAD_BLK(e));
+	for (i = 0; i < o->oldh.slice_bytes; i++)
+	{
+		o->keep[i] = (uint8) ~o->keep[i];
+		if (i == o->oldh.nrows / 8)
+			o->keep[i] &= (uint8) ((1u << (o->oldh.nrows % 8)) - 1);
+		live += pg_popcount32(o->keep[i]);
+	}
+	o->n = (uint32) live;
+	o->sb = (live + 7) / 8;
+}
+
 /*
  * Write the builder's batch: its rows in memory when nothing was spilled,
  * else every run of the spill file, the rows in memory spilled last, each
@@ -404,7 +486,7 @@ write_batch(BslBuild *bs, const BslShape *shape, BatchSource *src, int nsrc)
 static void
 flush_builder(BslBuild *bs, BslBuilder *b)
 {
-	if (b->runs == NIL)
+	if (b->runs == NIL && b->old == NIL)
 	{
 		BatchSource one;
 		uint8	   *mem;
@@ -434,9 +516,11 @@ flush_builder(BslBuild *bs, BslBuilder *b)
 		Size		share;
 
 		spill_builder(bs, b);
-		nsrc = list_length(b->runs);
+		nsrc = list_length(b->old) + list_length(b->runs);
 		src = palloc0(sizeof(BatchSource) * nsrc);
-		share = (bs->budget / 2) / nsrc;
+		share = (bs->budget / 2) / Max(list_length(b->runs), 1);
+		foreach(lc, b->old)
+			old_source(bs, lfirst(lc), &src[x++]);
 		foreach(lc, b->runs)
 		{
 			BslRun	   *run = lfirst(lc);
@@ -453,10 +537,19 @@ flush_builder(BslBuild *bs, BslBuilder *b)
 		}
 		write_batch(bs, &b->shape, src, nsrc);
 		for (x = 0; x < nsrc; x++)
-			pfree(src[x].win);
+		{
+			if (src[x].win)
+				pfree(src[x].win);
+			if (src[x].keep)
+				pfree(src[x].keep);
+			if (src[x].raw)
+				pfree(src[x].raw);
+		}
 		pfree(src);
 		list_free_deep(b->runs);
 		b->runs = NIL;
+		list_free(b->old);
+		b->old = NIL;
 	}
 	b->total = 0;
 }
@@ -531,7 +624,7 @@ bsl_build_add(BslBuild *bs, const BslShape *shape, const uint8 *bits, ItemPointe
 	memcpy(b->rows + (Size) b->n * b->fbytes, bits, b->fbytes);
 	b->tids[b->n++] = *tid;
 	b->total++;
-	if (b->total == BSL_MAX_ROWS)
+	if (b->total >= BSL_MAX_ROWS)
 		flush_builder(bs, b);
 	else if (b->n == b->cap)
 		spill_builder(bs, b);
@@ -590,6 +683,17 @@ bsl_read_batch_bytes(Relation index, const BslDirEntry *e, BlockNumber first, ui
 		len -= c;
 	}
 	return true;
+}
+
+/* The shape of a batch's rows, from its head. */
+void
+bsl_head_shape(const BslHead *h, BslShape *shape)
+{
+	shape->m = h->m;
+	shape->seed = h->seed;
+	shape->k = h->k;
+	shape->layout = h->layout;
+	shape->family = h->family;
 }
 
 /* Whether a batch head is consistent with the directory entry that names it. */
@@ -678,11 +782,7 @@ bsl_load_batch(BslBuild *bs, const BslDirEntry *e, BufferAccessStrategy strategy
 	bs_rows_from_slices(slices, h->slice_bytes, h->m, h->nrows, rows, fbytes);
 	pfree(slices);
 
-	shape.m = h->m;
-	shape.seed = h->seed;
-	shape.k = h->k;
-	shape.layout = h->layout;
-	shape.family = h->family;
+	bsl_head_shape(h, &shape);
 	for (i = 0; i < h->nrows; i++)
 	{
 		if (dead[i / 8] & (1 << (i % 8)))
@@ -695,5 +795,33 @@ bsl_load_batch(BslBuild *bs, const BslDirEntry *e, BufferAccessStrategy strategy
 	pfree(dead);
 	pfree(hp);
 	pfree(pg);
+	return live;
+}
+
+/*
+ * Have the builder of a batch's shape rewrite the batch without its dead
+ * rows, read slice by slice from the index when the shape's batch is
+ * written (a batch too large to read back into memory).  Returns its live
+ * rows.
+ */
+uint32
+bsl_stream_batch(BslBuild *bs, const BslDirEntry *e, BufferAccessStrategy strategy)
+{
+	char	   *hp = palloc(BSL_USABLE);
+	BslHead    *h = (BslHead *) hp;
+	BslShape	shape;
+	BslBuilder *b;
+	uint32		live;
+
+	if (!bsl_read_batch_page(bs->index, e->head, e->head, BSL_KIND_HEAD, strategy, hp) || !bsl_head_ok(h, e))
+		bsl_corrupt(bs->index, "a batch head is not valid", e->head);
+	bsl_head_shape(h, &shape);
+	live = h->nrows - h->ndead;
+	pfree(hp);
+	b = builder_for(bs, &shape);
+	if (b->total + live > BSL_MAX_ROWS)
+		flush_builder(bs, b);
+	b->old = lappend(b->old, (void *) e);
+	b->total += live;
 	return live;
 }

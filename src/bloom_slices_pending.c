@@ -318,9 +318,10 @@ bsl_summarize(Relation index, bool rebuild, BufferAccessStrategy strategy)
 	 * merged into a shape's new rows, smallest first, every batch whose live
 	 * rows are no more than the rows gathered so far (as a binary counter
 	 * carries: a row is rewritten about log2 of its shape's rows times), up
-	 * to a run of memory.  Only batches that fit in memory are read back
-	 * (bsl_batch_loadable): a larger one, such as a build's, keeps its dead
-	 * rows marked until REINDEX.
+	 * to a run of memory.  Batches that fit in memory are read back
+	 * (bsl_batch_loadable); a larger half-dead one, such as a build's, is
+	 * rewritten slice by slice, without its dead rows, into its shape's new
+	 * batch.
 	 */
 	removed = palloc0(sizeof(bool) * Max(meta->nbatches, 1));
 	cands = palloc(sizeof(BslCand) * Max(meta->nbatches, 1));
@@ -337,32 +338,31 @@ bsl_summarize(Relation index, bool rebuild, BufferAccessStrategy strategy)
 		cands[i].ndead = h->ndead;
 		cands[i].k = h->k;
 		cands[i].loadable = bsl_batch_loadable(&bs, h);
-		cands[i].shape.m = h->m;
-		cands[i].shape.seed = h->seed;
-		cands[i].shape.k = h->k;
-		cands[i].shape.layout = h->layout;
-		cands[i].shape.family = h->family;
+		bsl_head_shape(h, &cands[i].shape);
 	}
 	qsort(cands, meta->nbatches, sizeof(BslCand), cand_cmp);
 	for (c = 0; c < meta->nbatches; c++)
 	{
 		BslCand    *cd = &cands[c];
-		bool		take = rebuild && cd->ndead * 2 >= cd->nrows && cd->loadable;
+		bool		take = rebuild && cd->ndead * 2 >= cd->nrows;
 
-		if (!take)
+		if (!take && cd->loadable)
 			for (b = bs.builders; b != NULL; b = b->next)
 				if (bsl_shape_eq(&b->shape, &cd->shape) && b->total > 0 &&
-					cd->live <= b->total && b->total + cd->live <= b->cap && cd->loadable)
+					cd->live <= b->total && b->total + cd->live <= b->cap)
 					take = true;
-		if (take)
-		{
-			removed[cd->i] = true;
-			nremoved++;
-			removed_rows += cd->nrows;
-			removed_dead += cd->ndead;
-			removed_k += cd->k;
+		if (!take)
+			continue;
+		removed[cd->i] = true;
+		nremoved++;
+		removed_rows += cd->nrows;
+		removed_dead += cd->ndead;
+		removed_k += cd->k;
+		/* one too large to read back is rewritten slice by slice with its shape's batch */
+		if (cd->loadable)
 			(void) bsl_load_batch(&bs, &meta->dir[cd->i], strategy);
-		}
+		else
+			(void) bsl_stream_batch(&bs, &meta->dir[cd->i], strategy);
 	}
 	pfree(cands);
 	bsl_flush_all(&bs);

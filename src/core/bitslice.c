@@ -125,3 +125,54 @@ bs_bits_append(uint8_t *dst, uint64_t at, const uint8_t *src, uint64_t nbits)
 			d[whole + 1] = (uint8_t) (v >> (8 - shift));
 	}
 }
+
+uint64_t
+bs_bits_append_kept(uint8_t *dst, uint64_t at, const uint8_t *src, const uint8_t *keep,
+					uint64_t n)
+{
+	uint64_t	acc = 0,
+				out = at,
+				i;
+	unsigned	accn = 0;
+	uint8_t		b[4];
+
+	for (i = 0; i < (n + 7) / 8; i++)
+	{
+		unsigned	m = keep[i],
+					v = src[i],
+					t;
+
+		if (i == n / 8)
+			m &= (1u << (n % 8)) - 1;
+		if (m == 0xFF)
+		{
+			acc |= (uint64_t) v << accn;
+			accn += 8;
+		}
+		else
+			for (t = 0; t < 8; t++)
+				if (m & (1u << t))
+					acc |= (uint64_t) ((v >> t) & 1) << accn++;
+		if (accn >= 32)
+		{
+			b[0] = (uint8_t) acc;
+			b[1] = (uint8_t) (acc >> 8);
+			b[2] = (uint8_t) (acc >> 16);
+			b[3] = (uint8_t) (acc >> 24);
+			bs_bits_append(dst, out, b, 32);
+			out += 32;
+			acc >>= 32;
+			accn -= 32;
+		}
+	}
+	if (accn > 0)
+	{
+		b[0] = (uint8_t) acc;
+		b[1] = (uint8_t) (acc >> 8);
+		b[2] = (uint8_t) (acc >> 16);
+		b[3] = (uint8_t) (acc >> 24);
+		bs_bits_append(dst, out, b, accn);
+		out += accn;
+	}
+	return out - at;
+}

@@ -35,4 +35,12 @@ void		bs_rows_from_slices(const uint8_t *slices, size_t sb, uint64_t m,
  */
 void		bs_bits_append(uint8_t *dst, uint64_t at, const uint8_t *src, uint64_t nbits);
 
+/*
+ * The bits r < n of src whose bit r of keep is set, in order, ORed into dst
+ * from bit at on (zero from there): a slice without its dead rows.  Returns
+ * the bits appended.
+ */
+uint64_t	bs_bits_append_kept(uint8_t *dst, uint64_t at, const uint8_t *src,
+								const uint8_t *keep, uint64_t n);
+
 #endif

@@ -14,7 +14,8 @@
 #                   alternately (index, seq, index, seq, ...) for each of BENCH_IDX_PROBES keys
 #                   (half present, half absent); medians with min and max, the speed-up of the
 #                   medians, and the index pages a lookup read (EXPLAIN BUFFERS) against the bound
-#                   of a head and k slices per batch (bloom_slices_info.pages_per_lookup)
+#                   of a head, the dead-row bitmap and k slices per batch
+#                   (bloom_slices_info.pages_per_lookup)
 #   idx.insert      BENCH_IDX_INSERTS rows inserted one statement each into the indexed table
 #                   (pending list), rows per second, then the time of bloom_slices_summarize
 # The size is 200,000 rows (2.4 GB of filters): run it on a quiet machine.

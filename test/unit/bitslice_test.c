@@ -89,6 +89,47 @@ main(void)
 		}
 		CHECK(wrong == 0, "bs_bits_append lays runs of 0-149 bits end to end at any bit offset, nothing past them (2,000 cases, %d wrong)", wrong);
 	}
+	/* the kept bits of a slice appended after other bits, against bit-by-bit copying */
+	{
+		int			wrong = 0;
+
+		for (c = 0; c < 2000; c++)
+		{
+			uint8_t		dst[48],
+						want[48],
+						src[24],
+						keep[24];
+			uint64_t	at = unit_below(&r, 100),
+						n = unit_below(&r, 190),
+						got,
+						i,
+						w = 0;
+			int			density = (int) unit_below(&r, 4);
+
+			memset(dst, 0, sizeof(dst));
+			memset(want, 0, sizeof(want));
+			for (i = 0; i < sizeof(src); i++)
+			{
+				src[i] = (uint8_t) unit_next(&r);
+				/* all kept, all dead, or mixed bytes */
+				keep[i] = density == 0 ? 0xFF : density == 1 ? 0 : (uint8_t) unit_next(&r);
+			}
+			for (i = 0; i < at; i++)
+				if (unit_next(&r) & 1)
+					dst[i / 8] |= (uint8_t) (1u << (i % 8)), want[i / 8] |= (uint8_t) (1u << (i % 8));
+			got = bs_bits_append_kept(dst, at, src, keep, n);
+			for (i = 0; i < n; i++)
+				if (bit(keep, i))
+				{
+					if (bit(src, i))
+						want[(at + w) / 8] |= (uint8_t) (1u << ((at + w) % 8));
+					w++;
+				}
+			if (got != w || memcmp(dst, want, sizeof(dst)) != 0)
+				wrong++;
+		}
+		CHECK(wrong == 0, "bs_bits_append_kept appends exactly the kept bits of 0-189, in order, after 0-99 bits (2,000 cases, %d wrong)", wrong);
+	}
 	CHECK(bad == 0, "bit r of slice j is bit j of row r, and slices are 0 past the rows (300 random batches, %d bad bits)", bad);
 	CHECK(back == 0, "slices back to rows give the rows (%d batches differ)", back);
 	return unit_done("bitslice");

@@ -14,7 +14,7 @@ set style fill solid 0.6
 set grid x
 set xrange [0:*]
 set yrange [-0.7:*] reverse
-set lmargin 24
+set lmargin 36
 
 # rows "case <tab> ratio <tab> target <tab> ratio before (or NaN)" of the cases whose id matches re
 # and whose target starts with op

@@ -132,7 +132,7 @@ bsl_pending_walk(Relation index, BlockNumber blk, OffsetNumber off,
 			/* an insert may have extended the index and the list meanwhile */
 			nblocks = RelationGetNumberOfBlocks(index);
 			if (blk >= nblocks || pages >= nblocks)
-				return false;
+				goto broken;
 		}
 		pages++;
 		buf = ReadBufferExtended(index, MAIN_FORKNUM, blk, RBM_NORMAL, strategy);
@@ -141,7 +141,7 @@ bsl_pending_walk(Relation index, BlockNumber blk, OffsetNumber off,
 		if (!bsl_page_is(page, BSL_KIND_PENDING))
 		{
 			UnlockReleaseBuffer(buf);
-			return false;
+			goto broken;
 		}
 		maxoff = PageGetMaxOffsetNumber(page);
 		if (last && stop_off < maxoff)
@@ -156,14 +156,14 @@ bsl_pending_walk(Relation index, BlockNumber blk, OffsetNumber off,
 			if (!ItemIdHasStorage(iid) || ilen < BSL_CHUNK_HDR)
 			{
 				UnlockReleaseBuffer(buf);
-				return false;
+				goto broken;
 			}
 			clen = (uint32) (ilen - BSL_CHUNK_HDR);
 			if (c->total == 0 || c->total > BSL_MAX_FILTER_BYTES + BS_HEADER_SIZE + 64 ||
 				c->off > c->total || clen > c->total - c->off)
 			{
 				UnlockReleaseBuffer(buf);
-				return false;
+				goto broken;
 			}
 			if (c->off == 0)
 			{
@@ -208,6 +208,12 @@ bsl_pending_walk(Relation index, BlockNumber blk, OffsetNumber off,
 		pfree(val);
 	*npages = pages;
 	return true;
+
+broken:
+	/* the caller may retry (a standby) or raise an error: free the value either way */
+	if (val)
+		pfree(val);
+	return false;
 }
 
 /* ---- summarise ---- */

@@ -52,16 +52,35 @@ FROM (SELECT x AS n, bloom_agg(x) OVER (ORDER BY x) AS w FROM ex) s
 WHERE n IN (1, 6145, 6146, 6150, 12289, 20000, 40000);
 
 -- The state itself, by a custom aggregate without a final function: its
--- text output is the flat state with every hash, and reads back.
+-- text output is the flat state with every hash, packed (flag 0x20: the
+-- 40,000 hashes in ascending order, 8 bytes each after the 48-byte header,
+-- not the 65,536-slot table), and reads back.
 CREATE AGGREGATE pg_temp.state_of(bigint) (SFUNC = bloom_agg_trans, STYPE = bloom_agg_state);
 CREATE AGGREGATE pg_temp.filter_of(bloom_agg_state) (
   SFUNC = bloom_agg_combine, STYPE = bloom_agg_state, FINALFUNC = bloom_agg_final);
 CREATE TEMP TABLE ex_state AS SELECT pg_temp.state_of(x) AS s FROM ex;
 SELECT pg_column_size(s) AS state_bytes,
        octet_length(s::text) AS text_length,
+       substr(s::text, 59, 8) AS flags_le,
        s::text::bloom_agg_state::text = s::text AS reloads
 FROM ex_state;
 SELECT pg_temp.filter_of(s) = (SELECT bloom_agg(x, 40000, 0.01) FROM ex) AS same_filter FROM ex_state;
+-- Packed, the bytes depend on the values only, not on their order (a table
+-- places colliding hashes in the order they came).
+SELECT (SELECT pg_temp.state_of(x ORDER BY x) FROM ex)::text
+     = (SELECT pg_temp.state_of(x ORDER BY x DESC) FROM ex)::text AS same_state_any_order,
+       (SELECT pg_temp.state_of(x ORDER BY x) FROM ex)::text = (SELECT s::text FROM ex_state) AS same_as_stored;
+-- Combining packed states: a merge of the two halves, and the same state
+-- with itself, give the filter of all the values.
+SELECT pg_temp.filter_of(s) = (SELECT bloom_agg(x, 40000, 0.01) FROM ex) AS halves_merged
+FROM (SELECT pg_temp.state_of(x) AS s FROM ex GROUP BY x % 2) h;
+SELECT pg_temp.filter_of(s) = (SELECT bloom_agg(x, 40000, 0.01) FROM ex) AS self_merged
+FROM (SELECT s FROM ex_state UNION ALL SELECT s FROM ex_state) d;
+-- A small state (at most 1,000 values, under 8 kB) stays a table: its
+-- flags are 0 and its size is that of its slots.
+SELECT pg_column_size(pg_temp.state_of(x)) AS small_state_bytes,
+       substr(pg_temp.state_of(x)::text, 59, 8) AS small_flags_le
+FROM ex WHERE x <= 100;
 
 -- A HashAggregate over 4 groups of 10,000 values (128 kB states), one after
 -- the other, that spills the later groups to disk with a small work_mem.

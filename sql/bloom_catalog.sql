@@ -274,8 +274,29 @@ SELECT pg_temp.as_text(pg_temp.header(1, 16, 0, 0, 0, 1) || pg_temp.slots(16, '{
 \echo SQLSTATE :SQLSTATE
 SELECT pg_temp.as_text(pg_temp.header(1, 16, 0, 0, 0, 'NaN') || pg_temp.slots(16, '{}'))::bloom_agg_state;
 \echo SQLSTATE :SQLSTATE
--- unknown flags (0x1 dense, 0x2 fixed, 0x4 zero hash, 0x8 counting, 0x10 blocked are known)
-SELECT pg_temp.as_text(pg_temp.header(1, 16, 0, 32, 0, 0.01) || pg_temp.slots(16, '{}'))::bloom_agg_state;
+-- unknown flags (0x1 dense, 0x2 fixed, 0x4 zero hash, 0x8 counting, 0x10 blocked, 0x20 packed are known)
+SELECT pg_temp.as_text(pg_temp.header(1, 16, 0, 64, 0, 0.01) || pg_temp.slots(16, '{}'))::bloom_agg_state;
+\echo SQLSTATE :SQLSTATE
+-- packed (0x20): p1 hashes listed in ascending order, none 0, n = p1 (+1 with the zero hash)
+-- (h # -2^63 orders the hashes as unsigned numbers)
+SELECT bloom_agg_final(pg_temp.as_text(pg_temp.header(1, 2, 0, 32, 2, 0.01)
+         || (SELECT string_agg(pg_temp.le64(h), ''::bytea ORDER BY h # (-9223372036854775808)::bigint)
+             FROM (VALUES (bloomsketch_hash(41)), (bloomsketch_hash(42))) v(h)))::bloom_agg_state)
+       = (SELECT bloom_agg(x) FROM (VALUES (41), (42)) v(x)) AS packed_reads;
+SELECT pg_temp.as_text(pg_temp.header(1, 2, 0, 32, 2, 0.01) || pg_temp.le64(7) || pg_temp.le64(5))::bloom_agg_state;
+\echo SQLSTATE :SQLSTATE
+SELECT pg_temp.as_text(pg_temp.header(1, 2, 0, 32, 2, 0.01) || pg_temp.le64(5) || pg_temp.le64(5))::bloom_agg_state;
+\echo SQLSTATE :SQLSTATE
+SELECT pg_temp.as_text(pg_temp.header(1, 2, 0, 36, 3, 0.01) || pg_temp.le64(0) || pg_temp.le64(5))::bloom_agg_state;
+\echo SQLSTATE :SQLSTATE
+SELECT pg_temp.as_text(pg_temp.header(1, 2, 0, 32, 3, 0.01) || pg_temp.le64(5) || pg_temp.le64(7))::bloom_agg_state;
+\echo SQLSTATE :SQLSTATE
+SELECT pg_temp.as_text(pg_temp.header(1, 2, 0, 32, 2, 0.01) || pg_temp.le64(5))::bloom_agg_state;
+\echo SQLSTATE :SQLSTATE
+SELECT pg_temp.as_text(pg_temp.header(1, 2, 0, 33, 0, 0.01) || pg_temp.le64(5) || pg_temp.le64(7))::bloom_agg_state;
+\echo SQLSTATE :SQLSTATE
+-- a packed counting state: a count per hash after the hashes, none 0
+SELECT pg_temp.as_text(pg_temp.header(1, 2, 0, 40, 2, 0.01) || pg_temp.le64(5) || pg_temp.le64(7) || '\x0300'::bytea)::bloom_agg_state;
 \echo SQLSTATE :SQLSTATE
 -- blocked: an exact state may be blocked, a counting one may not
 SELECT length(pg_temp.as_text(pg_temp.header(1, 16, 0, 16, 0, 0.01) || pg_temp.slots(16, '{}'))::bloom_agg_state::text);

@@ -179,15 +179,14 @@ cbloom_agg_trans(PG_FUNCTION_ARGS)
 Datum
 bloom_agg_combine(PG_FUNCTION_ARGS)
 {
-	uint8_t    *dst;
 	bs_sketch_ref src;
+	Datum		result;
 
 	bs_require_agg_context(fcinfo, "bloom_agg_combine");
-	dst = bs_state_arg(fcinfo, 0, KIND);
 	bs_sketch_arg(fcinfo, 1, KIND, &src);
-	BS_TRY(bs_bloom_agg_state_merge(&dst, src.data, &bs_palloc_allocator, BS_ERR), 0);
+	result = bs_bloom_agg_state_merge_into(fcinfo, src.data);
 	bs_sketch_release(&src);
-	PG_RETURN_POINTER(BS_VARLENA_OF(dst));
+	PG_RETURN_DATUM(result);
 }
 
 /*

@@ -374,6 +374,12 @@ extern void bs_bloom_agg_state_append(bs_bloom_agg_expanded *expanded, uint64_t 
 extern Datum bs_bloom_agg_state_datum(bs_bloom_agg_expanded *expanded);
 /* What a transition function returns for flat state s: s, or s made expanded once large. */
 extern Datum bs_bloom_agg_state_return(FunctionCallInfo fcinfo, uint8_t *s);
+/*
+ * The combine function's work: src merged into the state of argument 0,
+ * which a large state does as an expanded object (a packed one unpacked
+ * into it, not copied).
+ */
+extern Datum bs_bloom_agg_state_merge_into(FunctionCallInfo fcinfo, const uint8_t *src);
 /* A bloom_agg_state argument's complete bytes, without copying our expanded state. */
 extern void bs_bloom_agg_state_arg(FunctionCallInfo fcinfo, int argno, bs_sketch_ref *ref);
 

@@ -47,9 +47,11 @@ typedef struct agg_state_view
 	bool		dense,
 				fixed,
 				haszero,
-				counting;
+				counting,
+				packed;
 	uint32_t	layout;			/* of the filter the state makes */
-	uint64_t	size;			/* p1: table slots (exact) or bits (dense) */
+	uint64_t	size;			/* p1: table slots (exact), hashes listed
+								 * (packed) or bits (dense) */
 	uint32_t	k;				/* p2 when dense: hashes */
 	uint32_t	zero_count;		/* p2 when counting: the zero hash's count */
 	uint64_t	n;				/* hashes held (exact) or the capacity (fixed) */
@@ -66,6 +68,7 @@ view_flags(agg_state_view *v, uint32_t flags)
 	v->fixed = (flags & BS_AGG_STATE_FIXED) != 0;
 	v->haszero = (flags & BS_AGG_STATE_HASZERO) != 0;
 	v->counting = (flags & BS_AGG_STATE_COUNTED) != 0;
+	v->packed = (flags & BS_AGG_STATE_PACKED) != 0;
 	v->layout = layout_of_flags(flags);
 }
 
@@ -141,6 +144,12 @@ counts_of(const uint8_t *s, uint64_t slots)
 }
 
 bool
+bs_bloom_agg_state_is_packed(const uint8_t *s)
+{
+	return view_of(s).packed;
+}
+
+bool
 bs_bloom_agg_state_is_counting(const uint8_t *s)
 {
 	return view_of(s).counting;
@@ -164,6 +173,7 @@ sat_count(uint64_t a, uint64_t b)
 	return a + b >= BS_AGG_STATE_MAX_COUNT ? BS_AGG_STATE_MAX_COUNT : (uint32_t) (a + b);
 }
 
+/* A packed state's size is its hashes listed: the payload is the table's without empty slots. */
 static size_t
 state_size(const agg_state_view *v)
 {
@@ -324,7 +334,11 @@ table_put(uint8_t *s, uint64_t slots, bool counting, uint64_t h, uint32_t count)
 		counts_of(s, slots)[idx] = (uint8_t) count;
 }
 
-/* Visit every hash an exact state (view v) holds, with its count (1 unless counting). */
+/*
+ * Visit every hash an exact state (view v) holds, with its count (1 unless
+ * counting): a table's non-empty slots, or a packed state's list (whose
+ * hashes are never 0).
+ */
 #define FOR_EACH_ENTRY(s, v, h, c, body) \
 	do { \
 		uint64_t	slots_ = (v).size, i_; \
@@ -405,6 +419,123 @@ grow(const uint8_t *s, const bs_allocator *a)
 	return g;
 }
 
+/* --- the packed form (bloom_agg_state.h) --- */
+
+size_t
+bs_bloom_agg_state_packed_size(const uint8_t *s)
+{
+	agg_state_view v = view_of(s);
+
+	if (v.dense || v.packed)
+		return state_size(&v);
+	return BS_HEADER_SIZE + (v.n - v.haszero) * slot_bytes(v.counting);
+}
+
+/* Hash i of a list (and its count, counting) moves to position j. */
+static inline void
+list_move(uint8_t *hs, uint8_t *cs, uint64_t i, uint64_t j)
+{
+	bs_store64(hs + j * 8, bs_load64(hs + i * 8));
+	if (cs)
+		cs[j] = cs[i];
+}
+
+void
+bs_bloom_agg_state_pack(const uint8_t *s, uint8_t *out)
+{
+	agg_state_view v = view_of(s);
+	uint64_t	slots = v.size,
+				cnt,
+				e,
+				i,
+				w = 0;
+	int			pass;
+	uint8_t    *hs,
+			   *cs;
+
+	if (v.dense || v.packed)
+	{
+		memcpy(out, s, state_size(&v));
+		return;
+	}
+	cnt = v.n - v.haszero;
+	write_header(out, v.family, v.seed, cnt, v.zero_count, v.flags | BS_AGG_STATE_PACKED,
+				 v.n, v.fpr);
+	hs = out + BS_HEADER_SIZE;
+	cs = v.counting ? hs + cnt * 8 : NULL;
+
+	/*
+	 * Collect the hashes in the order of their home slots, but for the
+	 * order within probe runs.  A table at most 3/4 full has an empty slot
+	 * e, and no run crosses it: the slots before e hold hashes whose home
+	 * is there too, and hashes that wrapped around from the table's end
+	 * (home past their slot); the slots after e hold hashes at home there.
+	 */
+	for (e = 0; e < slots && bs_load64(slots_of(s) + e * 8) != 0; e++)
+		;
+	for (pass = 0; pass < 3; pass++)
+	{
+		uint64_t	from = pass == 1 ? e + 1 : 0,
+					to = pass == 1 ? slots : e;
+
+		for (i = from; i < to; i++)
+		{
+			uint64_t	h = bs_load64(slots_of(s) + i * 8);
+
+			if (h == 0 || w == cnt || (pass != 1 && (bs_reduce(h, slots) > i) != (pass == 2)))
+				continue;
+			bs_store64(hs + w * 8, h);
+			if (cs)
+				cs[w] = counts_of(s, slots)[i];
+			w++;
+		}
+	}
+
+	/*
+	 * Then sort by insertion: only hashes within a run are out of order, so
+	 * this takes a few moves per hash.
+	 */
+	for (i = 1; i < w; i++)
+	{
+		uint64_t	h = bs_load64(hs + i * 8),
+					j = i;
+		uint8_t		c = cs ? cs[i] : 0;
+
+		while (j > 0 && bs_load64(hs + (j - 1) * 8) > h)
+		{
+			list_move(hs, cs, j - 1, j);
+			j--;
+		}
+		if (j != i)
+		{
+			bs_store64(hs + j * 8, h);
+			if (cs)
+				cs[j] = c;
+		}
+	}
+}
+
+uint8_t *
+bs_bloom_agg_state_unpack(const uint8_t *s, const bs_allocator *a)
+{
+	agg_state_view v = view_of(s);
+	uint64_t	slots = BS_AGG_STATE_MIN_SLOTS,
+				i;
+	uint8_t    *t;
+
+	/* the table that adding the hashes one by one grows to */
+	while (v.size * 4 > slots * 3)
+		slots *= 2;
+	t = a->alloc(a->ctx, BS_HEADER_SIZE + slots * slot_bytes(v.counting));
+	write_header(t, v.family, v.seed, slots, v.zero_count, v.flags & ~BS_AGG_STATE_PACKED,
+				 v.n, v.fpr);
+	/* in ascending order, so in the order of their home slots: one pass over the table */
+	for (i = 0; i < v.size; i++)
+		table_put(t, slots, v.counting, bs_load64(slots_of(s) + i * 8),
+				  v.counting ? counts_of(s, v.size)[i] : 1);
+	return t;
+}
+
 /*
  * Add hash h count times (count >= 1; only a counting state keeps it) to s,
  * which *v describes; returns s or the state it grew into, which *v then
@@ -471,12 +602,29 @@ full_error(bs_error *err)
 	return BS_ERR_LIMIT;
 }
 
+/* s replaced by s2 during a call; give s back unless it is the caller's. */
+static void
+replaced(uint8_t *s, const uint8_t *caller, const bs_allocator *a)
+{
+	if (s != caller && a->release != NULL)
+		a->release(a->ctx, s);
+}
+
 bs_status
 bs_bloom_agg_state_add(uint8_t **state, uint64_t h, const bs_allocator *a, bs_error *err)
 {
 	agg_state_view v = view_of(*state);
-	uint8_t    *t = add_count(*state, &v, h, 1, a);
+	uint8_t    *s = *state,
+			   *t;
 
+	if (v.packed)
+	{
+		s = bs_bloom_agg_state_unpack(s, a);
+		v = view_of(s);
+	}
+	t = add_count(s, &v, h, 1, a);
+	if (t != s)
+		replaced(s, *state, a);
 	if (t == NULL)
 		return full_error(err);
 	*state = t;
@@ -551,14 +699,6 @@ bs_bloom_agg_state_batch_scratch(const uint8_t *s, size_t n)
 	return n > dense ? n : (size_t) dense;
 }
 
-/* s2 replaced s1 during a batch; give s1 back unless it is the caller's. */
-static void
-replaced(uint8_t *s1, const uint8_t *caller, const bs_allocator *a)
-{
-	if (s1 != caller && a->release != NULL)
-		a->release(a->ctx, s1);
-}
-
 /* Does the exact state s (view v) hold hash h? */
 static bool
 holds(const uint8_t *s, const agg_state_view *v, uint64_t h)
@@ -579,6 +719,12 @@ bs_bloom_agg_state_add_batch(uint8_t **state, uint64_t *h, size_t n, uint64_t *s
 	const uint8_t *caller = s;
 	agg_state_view v = view_of(s);
 	size_t		i;
+
+	if (v.packed)
+	{
+		s = bs_bloom_agg_state_unpack(s, a);
+		v = view_of(s);
+	}
 
 	/*
 	 * Sorted, a batch fills the table in address order; but sorted hashes
@@ -609,10 +755,10 @@ bs_bloom_agg_state_add_batch(uint8_t **state, uint64_t *h, size_t n, uint64_t *s
 			return BS_OK;
 		}
 		t = add_count(s, &v, h[i], 1, a);
-		if (t == NULL)
-			return full_error(err);
 		if (t != s)
 			replaced(s, caller, a);
+		if (t == NULL)
+			return full_error(err);
 		s = t;
 	}
 	*state = s;
@@ -632,6 +778,25 @@ describe_target(const agg_state_view *v, char *buf, size_t len)
 		snprintf(buf, len, "fpr %s (auto-sized, %s%s, seed %" PRIu64 ")",
 				 bs_num(v->fpr).s, layout, v->counting ? ", counting" : "", v->seed);
 	return buf;
+}
+
+/*
+ * Add hash h count c to *dst (view *dv) for a merge into the caller's
+ * state; false when a counting state is full.  A table it outgrew goes back
+ * to the allocator unless it is the caller's.
+ */
+static bool
+merge_one(uint8_t **dst, agg_state_view *dv, const uint8_t *caller, uint64_t h, uint32_t c,
+		  const bs_allocator *a)
+{
+	uint8_t    *t = add_count(*dst, dv, h, c, a);
+
+	if (t != *dst)
+		replaced(*dst, caller, a);
+	if (t == NULL)
+		return false;
+	*dst = t;
+	return true;
 }
 
 bs_status
@@ -676,26 +841,35 @@ bs_bloom_agg_state_merge(uint8_t **dstp, const uint8_t *src, const bs_allocator 
 	else
 	{
 		/*
-		 * src's slots in a scattered order (an odd stride visits each once):
-		 * in slot order its hashes would come sorted by position and pile
-		 * into one part of dst's table, which has room for them only spread
-		 * over all of it (two exact states of 700,000 took 8 s, not 0.1).
+		 * src's slots (or list) in a scattered order (an odd stride over a
+		 * power of two visits each index once): in order its hashes would
+		 * come sorted by position and pile into one part of dst's table,
+		 * which has room for them only spread over all of it (two exact
+		 * states of 700,000 took 8 s, not 0.1).
 		 */
-		uint64_t	step = (sv.size * 5 / 8) | 1,
+		uint64_t	span = 1,
+					step,
 					i,
 					j;
 
-		if (sv.haszero)
-			dst = add_count(dst, &dv, 0, sv.counting ? sv.zero_count : 1, a);
-		for (j = 0, i = 0; j < sv.size && dst != NULL; j++, i = (i + step) & (sv.size - 1))
+		while (span < sv.size)
+			span *= 2;
+		step = (span * 5 / 8) | 1;
+		if (dv.packed)
 		{
-			uint64_t	h = bs_load64(slots_of(src) + i * 8);
-
-			if (h != 0)
-				dst = add_count(dst, &dv, h, sv.counting ? counts_of(src, sv.size)[i] : 1, a);
+			dst = bs_bloom_agg_state_unpack(dst, a);
+			dv = view_of(dst);
 		}
-		if (dst == NULL)
+		if (sv.haszero && !merge_one(&dst, &dv, *dstp, 0, sv.counting ? sv.zero_count : 1, a))
 			return full_error(err);
+		for (j = 0, i = 0; j < span; j++, i = (i + step) & (span - 1))
+		{
+			uint64_t	h = i < sv.size ? bs_load64(slots_of(src) + i * 8) : 0;
+
+			if (h != 0 && !merge_one(&dst, &dv, *dstp, h,
+									 sv.counting ? counts_of(src, sv.size)[i] : 1, a))
+				return full_error(err);
+		}
 	}
 	set_family(dst, &dv, family);
 	*dstp = dst;
@@ -832,6 +1006,8 @@ bs_bloom_agg_state_check(const bs_header *h, const uint8_t *payload, uint64_t pl
 		uint64_t	M = 0;
 		uint32_t	kk = 0;
 
+		if (h->p3 & BS_AGG_STATE_PACKED)
+			return bs_fail(err, BS_ERR_FORMAT, "a dense bloom_agg_state cannot be packed");
 		if (h->p3 & BS_AGG_STATE_HASZERO ||
 			((h->p3 & BS_AGG_STATE_FIXED) ? h->n < 1 || h->n > (UINT64_C(1) << 53) : h->n != 0))
 			return bs_fail(err, BS_ERR_FORMAT, "dense bloom_agg_state has an invalid count %" PRIu64, h->n);
@@ -869,13 +1045,21 @@ bs_bloom_agg_state_check(const bs_header *h, const uint8_t *payload, uint64_t pl
 		uint64_t	slots = h->p1,
 					used = 0,
 					i;
-		bool		counting = (h->p3 & BS_AGG_STATE_COUNTED) != 0;
+		bool		counting = (h->p3 & BS_AGG_STATE_COUNTED) != 0,
+					packed = (h->p3 & BS_AGG_STATE_PACKED) != 0,
+					haszero = (h->p3 & BS_AGG_STATE_HASZERO) != 0;
 		uint64_t	width = slot_bytes(counting);
 
 		if (h->p3 & BS_AGG_STATE_FIXED)
 			return bs_fail(err, BS_ERR_FORMAT, "bloom_agg_state with a fixed capacity must be dense");
-		if (slots < BS_AGG_STATE_MIN_SLOTS || slots > BS_AGG_STATE_MAX_SLOTS ||
-			(slots & (slots - 1)) != 0)
+		if (packed && (slots > BS_AGG_STATE_EXACT_LIMIT || slots + haszero != h->n))
+			return bs_fail(err, BS_ERR_FORMAT,
+						   "packed bloom_agg_state lists %" PRIu64 " hashes but counts %" PRIu64 "%s",
+						   slots, h->n, haszero ? " with the zero hash" : "");
+		if (packed)
+			;
+		else if (slots < BS_AGG_STATE_MIN_SLOTS || slots > BS_AGG_STATE_MAX_SLOTS ||
+				 (slots & (slots - 1)) != 0)
 			return bs_fail(err, BS_ERR_FORMAT,
 						   "bloom_agg_state has an invalid table size %" PRIu64 " (a power of two from %d to %" PRIu64 ")",
 						   slots, BS_AGG_STATE_MIN_SLOTS, BS_AGG_STATE_MAX_SLOTS);
@@ -892,13 +1076,29 @@ bs_bloom_agg_state_check(const bs_header *h, const uint8_t *payload, uint64_t pl
 						   "bloom_agg_state in its exact phase must have a hash count of 0, has %u", h->p2);
 		if (plen != slots * width)
 			return bs_fail(err, BS_ERR_FORMAT,
-						   "bloom_agg_state of %" PRIu64 " slots must have %" PRIu64 " payload bytes, has %" PRIu64,
-						   slots, slots * width, plen);
+						   "bloom_agg_state of %" PRIu64 " %s must have %" PRIu64 " payload bytes, has %" PRIu64,
+						   slots, packed ? "hashes" : "slots", slots * width, plen);
 		if (h->n > BS_AGG_STATE_EXACT_LIMIT)
 			return bs_fail(err, BS_ERR_FORMAT,
 						   "bloom_agg_state counts %" PRIu64 " hashes, more than the exact phase holds (%" PRIu64 ")",
 						   h->n, BS_AGG_STATE_EXACT_LIMIT);
 		if (!deep)
+			return BS_OK;
+		/* packed: each hash once, none 0, in ascending order, each counted */
+		for (i = 0; packed && i < slots; i++)
+		{
+			uint64_t	hv = bs_load64(payload + i * 8);
+
+			if (hv == 0 || (i > 0 && hv <= bs_load64(payload + (i - 1) * 8)))
+				return bs_fail(err, BS_ERR_FORMAT,
+							   "packed bloom_agg_state's hash %" PRIu64 " is %s",
+							   i, hv == 0 ? "0 (the zero hash is a flag)" :
+							   "not greater than the one before it");
+			if (counting && payload[slots * 8 + i] == 0)
+				return bs_fail(err, BS_ERR_FORMAT,
+							   "packed counting bloom_agg_state's hash %" PRIu64 " has a count of 0", i);
+		}
+		if (packed)
 			return BS_OK;
 		for (i = 0; i < slots; i++)
 		{

@@ -41,11 +41,20 @@
  * past BS_AGG_STATE_EXACT_LIMIT distinct values adding fails with an error
  * that says to pass a capacity.
  *
- * Header use: p1 = table slots (exact) or bits (dense); p2 = hashes (dense)
- * or, counting, the count of the zero hash; p3 = flags; n = distinct hashes
- * held (exact) or the capacity (fixed); x = target fpr (float8 bits).
+ * Header use: p1 = table slots (exact), hashes listed (packed) or bits
+ * (dense); p2 = hashes (dense) or, counting, the count of the zero hash;
+ * p3 = flags; n = distinct hashes held (exact) or the capacity (fixed);
+ * x = target fpr (float8 bits).
  * Exact payload: slots 64-bit hashes (0 = empty; the zero hash itself is
  * the HASZERO flag), then, counting, slots one-byte counts.
+ *
+ * Packed (BS_AGG_STATE_PACKED, exact phase only): the same hashes without
+ * the empty slots, in ascending order, then their counts.  A state that
+ * leaves its aggregate (a parallel worker's result, a Citus shard's text, a
+ * stored partial state) is packed when it is large (bloom_agg_expanded.c):
+ * it is 3/8 to 3/4 the table's size, and its bytes depend only on the set
+ * of hashes, not on the order they came in.  Every function reads both
+ * forms; adding to a packed state first makes it a table again.
  */
 #ifndef BS_BLOOM_AGG_STATE_H
 #define BS_BLOOM_AGG_STATE_H
@@ -64,7 +73,8 @@
 #define BS_AGG_STATE_HASZERO 0x4u
 #define BS_AGG_STATE_COUNTED 0x8u
 #define BS_AGG_STATE_BLOCKED 0x10u
-#define BS_AGG_STATE_FLAGS (BS_AGG_STATE_DENSE | BS_AGG_STATE_FIXED | BS_AGG_STATE_HASZERO | BS_AGG_STATE_COUNTED | BS_AGG_STATE_BLOCKED)
+#define BS_AGG_STATE_PACKED 0x20u
+#define BS_AGG_STATE_FLAGS (BS_AGG_STATE_DENSE | BS_AGG_STATE_FIXED | BS_AGG_STATE_HASZERO | BS_AGG_STATE_COUNTED | BS_AGG_STATE_BLOCKED | BS_AGG_STATE_PACKED)
 #define BS_AGG_STATE_MAX_COUNT 255
 
 #define BS_AGG_STATE_MIN_SLOTS 16
@@ -164,6 +174,22 @@ size_t		bs_bloom_agg_state_batch_scratch(const uint8_t *state, size_t n);
 bs_status	bs_bloom_agg_state_add_batch(uint8_t **state, uint64_t *h, size_t n,
 								 uint64_t *scratch, size_t scratch_words,
 								 const bs_allocator *a, bs_error *err);
+
+/*
+ * The packed form (above) of a state: its size, then the bytes into out.
+ * A dense or already packed state packs into a copy of itself.
+ */
+size_t		bs_bloom_agg_state_packed_size(const uint8_t *state);
+void		bs_bloom_agg_state_pack(const uint8_t *state, uint8_t *out);
+
+/* Is this an exact state in its packed form? */
+bool		bs_bloom_agg_state_is_packed(const uint8_t *state);
+
+/*
+ * A packed state as a table again, in a new buffer from a (the state a
+ * table of the same hashes grows to, whatever order they came in).
+ */
+uint8_t    *bs_bloom_agg_state_unpack(const uint8_t *state, const bs_allocator *a);
 
 /* *dst += src (src unchanged): on success *dst is dst or a new buffer; on error *dst is unchanged. */
 bs_status	bs_bloom_agg_state_merge(uint8_t **dst, const uint8_t *src,

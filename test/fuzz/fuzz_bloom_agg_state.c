@@ -4,7 +4,7 @@
  * state shipped between nodes), then what the SQL functions do with it.
  *
  * The input is the state's bytes; every form is reachable: exact, counting
- * (cbloom_agg), fixed (bloom_agg(x, capacity, fpr)) and dense (auto-sized
+ * (cbloom_agg), either of them packed (flag 0x20, a sorted list), fixed (bloom_agg(x, capacity, fpr)) and dense (auto-sized
  * past the exact limit: at least 93,360 bytes, so run with -max_len of at
  * least that, 98304 by default), each classic or blocked (flag 0x10,
  * bloom_agg(x, [capacity,] fpr, 'blocked'); a dense auto-sized blocked state
@@ -84,7 +84,10 @@ held_hashes(const uint8_t *s, held *out)
 	return n;
 }
 
-/* Is every hash of an exact table where a lookup finds it, and no hash there twice? */
+/*
+ * Is every hash of an exact table where a lookup finds it, and no hash there
+ * twice?  A packed list that validated is ascending, so it has none twice.
+ */
 static bool
 table_well_formed(const uint8_t *s)
 {
@@ -92,7 +95,7 @@ table_well_formed(const uint8_t *s)
 	uint64_t	i;
 
 	bs_header_read(s, &h);
-	if (h.p3 & BS_AGG_STATE_DENSE)
+	if (h.p3 & (BS_AGG_STATE_DENSE | BS_AGG_STATE_PACKED))
 		return true;
 	for (i = 0; i < h.p1; i++)
 	{

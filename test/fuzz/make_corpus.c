@@ -286,6 +286,31 @@ state_fixed(const char *name, double capacity, double fpr, uint8_t family, int n
 	keep(BS_KIND_BLOOM_AGG_STATE, name, s, bs_bloom_agg_state_size(s));
 }
 
+/* An exact state of n hashes (counting: each twice), packed as a large one leaves its aggregate. */
+static void
+state_packed(const char *name, bool counting, int n, bool zero)
+{
+	uint8_t    *s,
+			   *p;
+
+	if ((counting ? bs_bloom_agg_state_new_counting(0.01, BS_FAMILY_INTEGER, 0, &alloc, &s, NULL) :
+		 bs_bloom_agg_state_new_auto(0.01, BS_FAMILY_INTEGER, 0, &alloc, &s, NULL)) != BS_OK)
+		die("bs_bloom_agg_state_new_* for %s", name);
+	s = add_hashes(s, n, zero, counting ? 2 : 1);
+	p = alloc.alloc(alloc.ctx, bs_bloom_agg_state_packed_size(s));
+	bs_bloom_agg_state_pack(s, p);
+	keep(BS_KIND_BLOOM_AGG_STATE, name, p, bs_bloom_agg_state_packed_size(s));
+}
+
+/* Packed states (1.5), made after every other seed: their keys must not move the others'. */
+static void
+make_state_packed(void)
+{
+	state_packed("packed-200-zero", false, 200, true);
+	state_packed("packed-empty", false, 0, false);
+	state_packed("packed-counting-50x2", true, 50, false);
+}
+
 static void
 make_state(void)
 {
@@ -894,6 +919,7 @@ main(int argc, char **argv)
 	make_blocked();
 	make_growable();
 	make_topk2();				/* last: its keys must not move the others' (the corpus stays as it was) */
+	make_state_packed();		/* after it, for the same reason */
 	make_hex_edges();
 	printf("make_corpus: %d files, %zu bytes in %s\n", nfiles, nbytes, outdir);
 	return 0;

@@ -996,6 +996,235 @@ test_batches(void)
 	unit_arena_reset(&the_arena);
 }
 
+/* ---- the packed form ---- */
+
+static uint8_t *
+packed_of(const uint8_t *s)
+{
+	uint8_t    *p = unit_arena_alloc(&the_arena, bs_bloom_agg_state_packed_size(s));
+
+	bs_bloom_agg_state_pack(s, p);
+	return p;
+}
+
+static bool
+valid_state(const uint8_t *s, bs_error *err)
+{
+	return bs_validate(s, bs_bloom_agg_state_size(s), BS_KIND_BLOOM_AGG_STATE, true, NULL, err) == BS_OK;
+}
+
+/* The final filter of a state, counting (4-bit counters) or not. */
+static uint8_t *
+final_of(const uint8_t *s, size_t *len)
+{
+	uint64_t	m,
+				total;
+	uint32_t	k;
+	uint8_t    *out;
+
+	if (!bs_bloom_agg_state_is_counting(s))
+		return finish(s, len);
+	bs_bloom_agg_state_result_shape(s, &m, &k);
+	if (bs_cbloom_size(m, 4, &total, NULL) != BS_OK)
+		exit(2);
+	out = unit_arena_alloc(&the_arena, (size_t) total);
+	bs_bloom_agg_state_finish_counting(s, m, k, 4, out);
+	*len = (size_t) total;
+	return out;
+}
+
+static bool
+same_final(const uint8_t *a, const uint8_t *b)
+{
+	size_t		la,
+				lb;
+	uint8_t    *fa = final_of(a, &la),
+			   *fb = final_of(b, &lb);
+
+	return same_bytes(fa, la, fb, lb);
+}
+
+/*
+ * Packed states (bloom_agg_state.h): the same bytes for the same hashes in
+ * any order, valid, 8 (9 counting) bytes per hash, the same final filter,
+ * and every function that reads or changes a state takes them: unpack, add,
+ * add_batch, merge in both directions.  Hashes whose home slots are the
+ * table's last ones wrap around to its first slots, which the packing must
+ * still sort.
+ */
+static void
+test_packed(void)
+{
+	static const struct
+	{
+		size_t		n;
+		bool		counting,
+					zero,
+					high;
+	}			cases[] = {
+		{0, false, false, false}, {0, false, true, false}, {1, false, false, false},
+		{12, false, true, false}, {13, false, false, true}, {1000, false, false, false},
+		{30000, false, true, true}, {5000, true, true, false}, {3000, true, false, true},
+	};
+	size_t		c;
+
+	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++)
+	{
+		unit_rng	r = {2100 + c};
+		size_t		n = cases[c].n,
+					half = n / 2,
+					i,
+					width = cases[c].counting ? 9 : 8,
+					held = n;
+		uint64_t   *h = unit_random_hashes(&r, n + 2),
+				   *order = unit_calloc(2 * n + 4, sizeof(uint64_t));
+		uint8_t    *a,
+				   *b,
+				   *pa,
+				   *pb,
+				   *u,
+				   *t,
+				   *d;
+		bs_error	err;
+		bool		sorted = true;
+		char		what[96];
+		uint64_t	extra = h[n + 1] | 1;	/* not among the first n */
+
+		for (i = 0; i < n; i++)
+		{
+			if (cases[c].high && i % 3 == 0)
+				h[i] |= UINT64_C(0xffff000000000000);	/* homes in the last slots */
+			if (h[i] == 0)
+				h[i] = 1;
+		}
+		if (cases[c].zero)
+		{
+			h[n > 0 ? n - 1 : 0] = 0;
+			held = n > 0 ? n : 1;
+		}
+		snprintf(what, sizeof(what), "%s%s state of %zu hashes%s",
+				 cases[c].counting ? "counting " : "", cases[c].zero ? "zero-holding" : "exact",
+				 held, cases[c].high ? " (many wrapped)" : "");
+
+		/* order 1: as they come, each twice (counting: count 2); order 2: shuffled */
+		for (i = 0; i < held; i++)
+			order[i] = order[held + i] = h[i];
+		a = cases[c].counting ? (bs_bloom_agg_state_new_counting(0.01, BS_FAMILY_INTEGER, 0, &alloc, &a, NULL), a) :
+			new_auto(0.01, BS_FAMILY_INTEGER);
+		b = copy_state(a);
+		a = add_all(a, order, 2 * held);
+		shuffle(order, 2 * held, &r);
+		b = add_all(b, order, 2 * held);
+		pa = packed_of(a);
+		pb = packed_of(b);
+		CHECK(bs_bloom_agg_state_packed_size(a) == BS_HEADER_SIZE + (held - cases[c].zero) * width &&
+			  bs_bloom_agg_state_is_packed(pa) && !bs_bloom_agg_state_is_packed(a) &&
+			  bs_load64(pa + BS_OFF_P1) == held - cases[c].zero && bs_load64(pa + BS_OFF_N) == held,
+			  "%s: packed into %zu bytes (header 48 and %zu per hash)", what,
+			  bs_bloom_agg_state_packed_size(a), width);
+		CHECK(same_bytes(pa, bs_bloom_agg_state_size(pa), pb, bs_bloom_agg_state_size(pb)),
+			  "%s: the same packed bytes for two orders", what);
+		for (i = 1; i + cases[c].zero < held; i++)
+			sorted &= bs_load64(pa + BS_HEADER_SIZE + (i - 1) * 8) < bs_load64(pa + BS_HEADER_SIZE + i * 8);
+		CHECK(sorted && valid_state(pa, &err), "%s: ascending, and the deep check accepts it", what);
+		CHECK(same_final(a, pa), "%s: the packed state makes the same final filter", what);
+		t = unit_arena_alloc(&the_arena, bs_bloom_agg_state_size(pa));
+		bs_bloom_agg_state_pack(pa, t);
+		CHECK(same_bytes(pa, bs_bloom_agg_state_size(pa), t, bs_bloom_agg_state_size(pa)),
+			  "%s: packing a packed state copies it", what);
+
+		u = bs_bloom_agg_state_unpack(pa, &alloc);
+		CHECK(!bs_bloom_agg_state_is_packed(u) && valid_state(u, &err) && same_final(u, a) &&
+			  same_bytes(packed_of(u), bs_bloom_agg_state_size(pa), pa, bs_bloom_agg_state_size(pa)),
+			  "%s: unpacked, a valid table of the same hashes that packs the same", what);
+		CHECK(bs_load64(u + BS_OFF_P1) <= bs_load64(a + BS_OFF_P1),
+			  "%s: unpacked into %" PRIu64 " slots, no more than adding grew to (%" PRIu64 ")", what,
+			  bs_load64(u + BS_OFF_P1), bs_load64(a + BS_OFF_P1));
+
+		/* add to a packed state: a table again, with the new hash */
+		t = pa;
+		CHECK(bs_bloom_agg_state_add(&t, extra, &alloc, NULL) == BS_OK && t != pa &&
+			  !bs_bloom_agg_state_is_packed(t) && valid_state(t, &err) &&
+			  bs_load64(t + BS_OFF_N) == held + 1,
+			  "%s: adding a hash to it makes a valid table of %zu", what, held + 1);
+		d = add_all(copy_state(a), &extra, 1);
+		CHECK(same_final(t, d), "%s: ... with the same final filter as adding it to the table", what);
+		t = pa;
+		batch_caller = pa;
+		batch_released_caller = 0;
+		t = add_all_batched(t, order, held, 0, 0);
+		CHECK(t != NULL && same_final(t, add_all(copy_state(a), order, held)) && batch_released_caller == 0,
+			  "%s: half its stream again, in batches: the final filter of adding it to the table; the caller's packed state is not released", what);
+
+		/* merge: the stream split in two, one side packed, then both */
+		d = cases[c].counting ? (bs_bloom_agg_state_new_counting(0.01, BS_FAMILY_INTEGER, 0, &alloc, &d, NULL), d) :
+			new_auto(0.01, BS_FAMILY_INTEGER);
+		t = packed_of(add_all(copy_state(d), order + half, 2 * held - half));
+		d = add_all(d, order, half);
+		u = copy_state(d);
+		CHECK(bs_bloom_agg_state_merge(&u, t, &alloc, &err) == BS_OK && valid_state(u, &err) && same_final(u, a),
+			  "%s: a table merged with a packed state: the whole stream's filter", what);
+		u = packed_of(d);
+		CHECK(bs_bloom_agg_state_merge(&u, t, &alloc, &err) == BS_OK && valid_state(u, &err) &&
+			  !bs_bloom_agg_state_is_packed(u) && same_final(u, a),
+			  "%s: two packed states merged: a table, the same filter", what);
+		free(h);
+		free(order);
+		unit_arena_reset(&the_arena);
+	}
+}
+
+/* What the deep and quick checks refuse in a packed state. */
+static void
+test_packed_check(void)
+{
+	unit_rng	r = {2200};
+	uint64_t   *h = unit_random_hashes(&r, 100);
+	uint8_t    *p = packed_of(add_all(new_auto(0.01, BS_FAMILY_INTEGER), h, 100)),
+			   *q;
+	size_t		len = bs_bloom_agg_state_size(p);
+	uint64_t	h0 = bs_load64(p + BS_HEADER_SIZE),
+				h1 = bs_load64(p + BS_HEADER_SIZE + 8);
+	bs_error	err;
+
+	CHECK(len == BS_HEADER_SIZE + 800 && valid_state(p, &err), "a packed state of 100 hashes validates");
+	bs_store64(p + BS_HEADER_SIZE, h1);
+	bs_store64(p + BS_HEADER_SIZE + 8, h0);
+	CHECK(bs_validate(p, len, BS_KIND_BLOOM_AGG_STATE, true, NULL, &err) == BS_ERR_FORMAT &&
+		  strstr(err.msg, "hash 1 is not greater"), "two hashes out of order: BS_ERR_FORMAT (%s)", err.msg);
+	CHECK(bs_validate(p, len, BS_KIND_BLOOM_AGG_STATE, false, NULL, &err) == BS_OK,
+		  "the quick check does not read the list");
+	bs_store64(p + BS_HEADER_SIZE + 8, h0);
+	CHECK(bs_validate(p, len, BS_KIND_BLOOM_AGG_STATE, true, NULL, &err) == BS_ERR_FORMAT,
+		  "a hash twice: BS_ERR_FORMAT (%s)", err.msg);
+	bs_store64(p + BS_HEADER_SIZE, 0);
+	bs_store64(p + BS_HEADER_SIZE + 8, h1);
+	CHECK(bs_validate(p, len, BS_KIND_BLOOM_AGG_STATE, true, NULL, &err) == BS_ERR_FORMAT &&
+		  strstr(err.msg, "zero hash is a flag"), "the hash 0 in the list: BS_ERR_FORMAT (%s)", err.msg);
+	bs_store64(p + BS_HEADER_SIZE, h0);
+	bs_store64(p + BS_OFF_N, 101);
+	CHECK(bs_validate(p, len, BS_KIND_BLOOM_AGG_STATE, false, NULL, &err) == BS_ERR_FORMAT &&
+		  strstr(err.msg, "lists 100 hashes but counts 101"), "a count that is not the list's, even quick: BS_ERR_FORMAT (%s)", err.msg);
+	bs_store64(p + BS_OFF_N, 100);
+	CHECK(bs_validate(p, len - 8, BS_KIND_BLOOM_AGG_STATE, false, NULL, &err) == BS_ERR_FORMAT,
+		  "a list one hash short of its count: BS_ERR_FORMAT (%s)", err.msg);
+	bs_store32(p + BS_OFF_P3, BS_AGG_STATE_PACKED | BS_AGG_STATE_DENSE);
+	CHECK(bs_validate(p, len, BS_KIND_BLOOM_AGG_STATE, false, NULL, &err) == BS_ERR_FORMAT &&
+		  strstr(err.msg, "cannot be packed"), "dense and packed: BS_ERR_FORMAT (%s)", err.msg);
+	bs_store32(p + BS_OFF_P3, BS_AGG_STATE_PACKED);
+	CHECK(valid_state(p, &err), "restored, it validates again");
+
+	bs_bloom_agg_state_new_counting(0.01, BS_FAMILY_INTEGER, 0, &alloc, &q, NULL);
+	q = packed_of(add_all(q, h, 100));
+	len = bs_bloom_agg_state_size(q);
+	CHECK(len == BS_HEADER_SIZE + 900 && valid_state(q, &err), "a packed counting state of 100 hashes validates");
+	q[BS_HEADER_SIZE + 800 + 7] = 0;
+	CHECK(bs_validate(q, len, BS_KIND_BLOOM_AGG_STATE, true, NULL, &err) == BS_ERR_FORMAT &&
+		  strstr(err.msg, "hash 7 has a count of 0"), "a count of 0: BS_ERR_FORMAT (%s)", err.msg);
+	free(h);
+	unit_arena_reset(&the_arena);
+}
+
 int
 main(void)
 {
@@ -1008,6 +1237,8 @@ main(void)
 	test_merge_errors();
 	test_check();
 	test_batches();
+	test_packed();
+	test_packed_check();
 	free(the_arena.ptr);
 	return unit_done("bloom_agg_state");
 }

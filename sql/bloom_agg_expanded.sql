@@ -76,11 +76,12 @@ SELECT pg_temp.filter_of(s) = (SELECT bloom_agg(x, 40000, 0.01) FROM ex) AS halv
 FROM (SELECT pg_temp.state_of(x) AS s FROM ex GROUP BY x % 2) h;
 SELECT pg_temp.filter_of(s) = (SELECT bloom_agg(x, 40000, 0.01) FROM ex) AS self_merged
 FROM (SELECT s FROM ex_state UNION ALL SELECT s FROM ex_state) d;
--- A small state (at most 1,000 values, under 8 kB) stays a table: its
--- flags are 0 and its size is that of its slots.
-SELECT pg_column_size(pg_temp.state_of(x)) AS small_state_bytes,
-       substr(pg_temp.state_of(x)::text, 59, 8) AS small_flags_le
-FROM ex WHERE x <= 100;
+-- A small state (at most 48 values, a table of 64 slots, under 1 kB) stays
+-- a table: its flags are 0 and its size is that of its slots.  From 49
+-- values (128 slots) it is packed.
+SELECT n, pg_column_size(pg_temp.state_of(x)) AS state_bytes,
+       substr(pg_temp.state_of(x)::text, 59, 8) AS flags_le
+FROM ex, (VALUES (48), (49)) v(n) WHERE x <= n GROUP BY n ORDER BY n;
 
 -- A HashAggregate over 4 groups of 10,000 values (128 kB states), one after
 -- the other, that spills the later groups to disk with a small work_mem.

@@ -637,6 +637,7 @@ bs_bloom_agg_state_add(uint8_t **state, uint64_t h, const bs_allocator *a, bs_er
 #define MIN_BATCH 1024
 #define MIN_EXACT_BATCH 256
 #define SMALL_TABLE_SLOTS (UINT64_C(1) << 17)
+#define GROUP_TABLE_SLOTS (UINT64_C(1) << 14)
 /* positions sorted at once in the dense phase: 8 MB of them and 8 MB of scratch at most */
 #define MAX_DENSE_POSITIONS (UINT64_C(1) << 20)
 
@@ -663,14 +664,16 @@ bs_bloom_agg_state_batch_hashes(const uint8_t *s)
 		return per < 64 ? 64 : (size_t) per;
 	}
 	/*
-	 * One hash per line of 8-byte slots; per two lines for tables of up to
-	 * 1 MB, of which a GROUP BY keeps one per group, each with its batch.
+	 * One hash per line of 8-byte slots; in tables of up to 1 MB, of which a
+	 * GROUP BY keeps one per group, each with its batch, one per two lines,
+	 * and one per eight up to 128 kB: a group of 10,000 values keeps a batch
+	 * of 2 kB beside its 128 kB table.
 	 */
-	per = v.size / (v.size > SMALL_TABLE_SLOTS ? 8 : 16);
+	per = v.size / (v.size > SMALL_TABLE_SLOTS ? 8 : v.size > GROUP_TABLE_SLOTS ? 16 : 64);
 	return per < MIN_EXACT_BATCH ? MIN_EXACT_BATCH : (size_t) per;
 }
 
-#define BATCH_MIN_TABLE_BYTES (8 * 1024)
+#define BATCH_MIN_TABLE_BYTES 1024
 
 bool
 bs_bloom_agg_state_batches_pay(const uint8_t *s)

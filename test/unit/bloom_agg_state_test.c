@@ -971,16 +971,16 @@ test_batches(void)
 	CHECK(memcmp(a, b, bs_bloom_agg_state_size(a)) == 0, "fixed state in batches: byte for byte");
 	unit_arena_reset(&the_arena);
 
-	/* where batches start: tables of 8 kB (1024 slots), filters of 2 MB */
-	a = add_all(new_auto(0.01, BS_FAMILY_INTEGER), h, 300);	/* 512 slots */
-	b = add_all(new_auto(0.01, BS_FAMILY_INTEGER), h, 400);	/* 1024 slots */
-	ok = bs_load64(a + BS_OFF_P1) == 512 && !bs_bloom_agg_state_batches_pay(a) &&
-		bs_load64(b + BS_OFF_P1) == 1024 && bs_bloom_agg_state_batches_pay(b);
+	/* where batches start: tables of 1 kB (128 slots), filters of 2 MB */
+	a = add_all(new_auto(0.01, BS_FAMILY_INTEGER), h, 48);	/* 64 slots */
+	b = add_all(new_auto(0.01, BS_FAMILY_INTEGER), h, 49);	/* 128 slots */
+	ok = bs_load64(a + BS_OFF_P1) == 64 && !bs_bloom_agg_state_batches_pay(a) &&
+		bs_load64(b + BS_OFF_P1) == 128 && bs_bloom_agg_state_batches_pay(b);
 	unit_arena_reset(&the_arena);
 	bs_bloom_agg_state_new_fixed(1000000, 0.01, BS_FAMILY_INTEGER, 0, &alloc, &a, &err);	/* 1.2 MB */
 	bs_bloom_agg_state_new_fixed(2000000, 0.01, BS_FAMILY_INTEGER, 0, &alloc, &b, &err);	/* 2.4 MB */
 	CHECK(ok && !bs_bloom_agg_state_batches_pay(a) && bs_bloom_agg_state_batches_pay(b),
-		  "batches pay for tables from 8 kB and filters from 2 MB (a %zu-byte filter: no, %zu bytes: yes)",
+		  "batches pay for tables from 1 kB and filters from 2 MB (a %zu-byte filter: no, %zu bytes: yes)",
 		  bs_bloom_agg_state_size(a), bs_bloom_agg_state_size(b));
 	unit_arena_reset(&the_arena);
 
@@ -990,8 +990,12 @@ test_batches(void)
 		  "an exact state of 2^18 slots asks for one hash per cache line of its table, and scratch of the batch's size");
 	unit_arena_reset(&the_arena);
 	a = add_all(new_auto(0.01, BS_FAMILY_INTEGER), h, 10000);
-	CHECK(bs_load64(a + BS_OFF_P1) == 16384 && bs_bloom_agg_state_batch_hashes(a) == 1024,
-		  "an exact state of 2^14 slots (a GROUP BY keeps many) asks for one hash per two cache lines");
+	b = add_all(new_auto(0.01, BS_FAMILY_INTEGER), h, 20000);
+	CHECK(bs_load64(a + BS_OFF_P1) == 16384 && bs_bloom_agg_state_batch_hashes(a) == 256 &&
+		  bs_load64(b + BS_OFF_P1) == 32768 && bs_bloom_agg_state_batch_hashes(b) == 2048,
+		  "an exact state of 2^14 slots (a GROUP BY keeps many) asks for one hash per eight cache lines, of 2^15 slots per two");
+	a = add_all(new_auto(0.01, BS_FAMILY_INTEGER), h, 49);
+	CHECK(bs_bloom_agg_state_batch_hashes(a) == 256, "a table of 128 slots asks for a batch of 256 hashes, the least");
 	free(h);
 	unit_arena_reset(&the_arena);
 }

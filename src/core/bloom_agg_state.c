@@ -667,10 +667,13 @@ bs_bloom_agg_state_batch_hashes(const uint8_t *s)
 	 * One hash per line of 8-byte slots; in tables of up to 1 MB, of which a
 	 * GROUP BY keeps one per group, each with its batch, one per two lines,
 	 * and one per eight up to 128 kB: a group of 10,000 values keeps a batch
-	 * of 2 kB beside its 128 kB table.
+	 * of 2 kB beside its 128 kB table.  Tables of fewer than 1,024 slots
+	 * take a quarter of their slots (a group of 50 values, 32 hashes).
 	 */
 	per = v.size / (v.size > SMALL_TABLE_SLOTS ? 8 : v.size > GROUP_TABLE_SLOTS ? 16 : 64);
-	return per < MIN_EXACT_BATCH ? MIN_EXACT_BATCH : (size_t) per;
+	if (per < MIN_EXACT_BATCH)
+		per = v.size / 4 < MIN_EXACT_BATCH ? v.size / 4 : MIN_EXACT_BATCH;
+	return (size_t) per;
 }
 
 #define BATCH_MIN_TABLE_BYTES 1024

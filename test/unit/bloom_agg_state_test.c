@@ -995,7 +995,9 @@ test_batches(void)
 		  bs_load64(b + BS_OFF_P1) == 32768 && bs_bloom_agg_state_batch_hashes(b) == 2048,
 		  "an exact state of 2^14 slots (a GROUP BY keeps many) asks for one hash per eight cache lines, of 2^15 slots per two");
 	a = add_all(new_auto(0.01, BS_FAMILY_INTEGER), h, 49);
-	CHECK(bs_bloom_agg_state_batch_hashes(a) == 256, "a table of 128 slots asks for a batch of 256 hashes, the least");
+	b = add_all(new_auto(0.01, BS_FAMILY_INTEGER), h, 400);
+	CHECK(bs_bloom_agg_state_batch_hashes(a) == 32 && bs_bloom_agg_state_batch_hashes(b) == 256,
+		  "a table of 128 slots asks for a batch of 32 hashes, one of 1,024 slots for 256");
 	free(h);
 	unit_arena_reset(&the_arena);
 }

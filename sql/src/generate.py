@@ -4,6 +4,8 @@
     python3 sql/src/generate.py            # rewrite the scripts
     python3 sql/src/generate.py --check    # exit 1, with a diff, if a script is not what
                                            # its sources generate (the test command runs this)
+    python3 sql/src/generate.py --self-test  # the directives' errors, on scripts made up for
+                                           # it (the test command runs this too)
 
 Sources:
   key_types             one line per SQL key type that gets concrete aggregate overloads:
@@ -34,6 +36,7 @@ import difflib
 import os
 import re
 import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.dirname(HERE)
@@ -81,11 +84,11 @@ def expand(template, types):
     return "".join(line.replace("@T@", t) for t in types for line in template[2])
 
 
-def generate(src, types, templates):
+def generate(src, types, templates, srcdir=HERE):
     version = vkey(re.match(r"bloomsketch--(?:[\d.]+--)?([\d.]+)\.sql\.in$", src).group(1))
     by_name = {t[0]: t for t in templates}
     out = []
-    with open(os.path.join(HERE, src)) as f:
+    with open(os.path.join(srcdir, src)) as f:
         for n, line in enumerate(f, 1):
             m = re.match(r"-- @overloads (\S+)(?: except (.+))?$", line.rstrip("\n"))
             if m:
@@ -105,7 +108,50 @@ def generate(src, types, templates):
     return "".join(out)
 
 
+def self_test():
+    """Each directive on a made-up script of version 1.0: what it generates, or its error."""
+    types, templates = read_key_types(), read_templates()
+    first = [name for v, name in types if v == (1, 0)]
+    failed = 0
+
+    def run(directive):
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, "bloomsketch--1.0.sql.in"), "w") as f:
+                f.write("-- before\n" + directive + "\n-- after\n")
+            try:
+                return generate("bloomsketch--1.0.sql.in", types, templates, d), None
+            except SystemExit as e:
+                return None, str(e.code)
+
+    def check(ok, what):
+        nonlocal failed
+        failed += not ok
+        print(("ok - " if ok else "not ok - ") + what)
+
+    text, err = run("-- @overloads bloom_agg")
+    check(err is None and all(f"CREATE AGGREGATE bloom_agg({t})" in text for t in first),
+          f"@overloads bloom_agg makes bloom_agg for the {len(first)} key types of 1.0")
+    text, err = run(f"-- @overloads bloom_agg except {first[0]}, {first[1]}")
+    check(err is None and f"CREATE AGGREGATE bloom_agg({first[0]})" not in text
+          and f"CREATE AGGREGATE bloom_agg({first[1]})" not in text
+          and f"CREATE AGGREGATE bloom_agg({first[2]})" in text,
+          f"except {first[0]}, {first[1]} leaves out just those two")
+    text, err = run("-- @overloads bloom_agg except nosuchtype")
+    check(text is None and err == "bloomsketch--1.0.sql.in:2: except names no key type: nosuchtype",
+          f"except naming an unknown type is refused ({err})")
+    text, err = run("-- @overloads nosuchtemplate")
+    check(text is None and err == "bloomsketch--1.0.sql.in:2: no template nosuchtemplate added in this version",
+          f"an unknown template is refused ({err})")
+    text, err = run("-- @overloads cbloom_agg")
+    check(text is None and "no template cbloom_agg added in this version" in (err or ""),
+          f"a template of another version is refused ({err})")
+    print(f"generate.py self-test: {5 - failed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
+
+
 def main():
+    if sys.argv[1:] == ["--self-test"]:
+        self_test()
     check = sys.argv[1:] == ["--check"]
     if sys.argv[1:] not in ([], ["--check"]):
         sys.exit(__doc__)

@@ -485,7 +485,7 @@ check_dense(size_t n, double p, uint64_t seed)
 static void
 test_dense(void)
 {
-	static const double ps[] = {0.01, 0.001, 0.3, 0.05, 1e-6, ldexp(1, -64)};
+	static const double ps[] = {0.01, 0.001, 0.3, 0.05, 1e-6, 0x1p-64};
 	int			i,
 				bad = 0;
 	char		list[512] = "";

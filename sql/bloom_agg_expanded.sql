@@ -82,6 +82,14 @@ FROM (SELECT s FROM ex_state UNION ALL SELECT s FROM ex_state) d;
 SELECT n, pg_column_size(pg_temp.state_of(x)) AS state_bytes,
        substr(pg_temp.state_of(x)::text, 59, 8) AS flags_le
 FROM ex, (VALUES (48), (49)) v(n) WHERE x <= n GROUP BY n ORDER BY n;
+-- A packed state under 1 kB is merged as a flat state (unpacked into a table
+-- that nodeAgg copies), in either order with a table.
+SELECT pg_temp.filter_of(s ORDER BY o) = (SELECT bloom_agg(x, 60, 0.01) FROM ex WHERE x <= 60)
+         AS small_packed_first,
+       pg_temp.filter_of(s ORDER BY o DESC) = (SELECT bloom_agg(x, 60, 0.01) FROM ex WHERE x <= 60)
+         AS small_table_first
+FROM (SELECT 1 AS o, pg_temp.state_of(x) AS s FROM ex WHERE x <= 49
+      UNION ALL SELECT 2, pg_temp.state_of(x) FROM ex WHERE x BETWEEN 40 AND 60) d;
 
 -- A HashAggregate over 4 groups of 10,000 values (128 kB states), one after
 -- the other, that spills the later groups to disk with a small work_mem.

@@ -135,8 +135,7 @@ bloom_agg_state_trans(FunctionCallInfo fcinfo, bool counting, bool has_layout)
 	{
 		expanded = bs_bloom_agg_state_rw(fcinfo, 0);
 		s = expanded ? bs_bloom_agg_state_bytes(expanded) : bs_state_arg(fcinfo, 0, KIND);
-		if (!bs_bloom_agg_state_same_target(s, fixed, (uint64_t) capacity, fpr) ||
-			bs_bloom_agg_state_is_counting(s) != counting || bs_bloom_agg_state_layout(s) != layout)
+		if (!bs_bloom_agg_state_fits(s, fixed, (uint64_t) capacity, fpr, counting, layout))
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("%s parameters must be the same for every row of a group", name)));

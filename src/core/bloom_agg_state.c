@@ -287,15 +287,31 @@ bs_bloom_agg_state_new_fixed_shape(double capacity, double fpr, uint32_t layout,
 	return BS_OK;
 }
 
+static bool
+view_same_target(const agg_state_view *v, bool fixed, uint64_t capacity, double fpr)
+{
+	if (bs_bits_of_f64(v->fpr) != bs_bits_of_f64(fpr) || v->fixed != fixed)
+		return false;
+	/* the state keeps the capacity as the double its sizing used */
+	return !fixed || v->n == (uint64_t) (double) capacity;
+}
+
 bool
 bs_bloom_agg_state_same_target(const uint8_t *s, bool fixed, uint64_t capacity, double fpr)
 {
 	agg_state_view v = view_of(s);
 
-	if (bs_bits_of_f64(v.fpr) != bs_bits_of_f64(fpr) || v.fixed != fixed)
-		return false;
-	/* the state keeps the capacity as the double its sizing used */
-	return !fixed || v.n == (uint64_t) (double) capacity;
+	return view_same_target(&v, fixed, capacity, fpr);
+}
+
+bool
+bs_bloom_agg_state_fits(const uint8_t *s, bool fixed, uint64_t capacity, double fpr,
+						bool counting, uint32_t layout)
+{
+	agg_state_view v = view_of(s);
+
+	return view_same_target(&v, fixed, capacity, fpr) && v.counting == counting &&
+		v.layout == layout;
 }
 
 /*

@@ -111,6 +111,14 @@ bs_status	bs_bloom_agg_state_new_fixed_shape(double capacity, double fpr, uint32
 /* The layout of the filter a state makes (layout.h). */
 uint32_t	bs_bloom_agg_state_layout(const uint8_t *state);
 
+/*
+ * Is this the state of exactly this call: its target (as
+ * bs_bloom_agg_state_same_target), counting or not, and layout?  One read of
+ * the header, for the transition function's check on every row.
+ */
+bool		bs_bloom_agg_state_fits(const uint8_t *state, bool fixed, uint64_t capacity,
+								double fpr, bool counting, uint32_t layout);
+
 /* Do this state's target and shape equal the ones asked for? */
 bool		bs_bloom_agg_state_same_target(const uint8_t *state, bool fixed,
 								   uint64_t capacity, double fpr);

@@ -739,6 +739,13 @@ test_merge_errors(void)
 	CHECK(bs_bloom_agg_state_same_target(fx, true, 100, 0.01) && !bs_bloom_agg_state_same_target(fx, true, 101, 0.01) &&
 		  !bs_bloom_agg_state_same_target(fx, false, 100, 0.01) && !bs_bloom_agg_state_same_target(fx, true, 100, 0.011),
 		  "bs_bloom_agg_state_same_target of a fixed (100, 0.01) state: same only for fixed, 100, 0.01");
+	CHECK(bs_bloom_agg_state_fits(fx, true, 100, 0.01, false, BS_LAYOUT_CLASSIC) &&
+		  !bs_bloom_agg_state_fits(fx, true, 100, 0.01, true, BS_LAYOUT_CLASSIC) &&
+		  !bs_bloom_agg_state_fits(fx, true, 100, 0.01, false, BS_LAYOUT_BLOCKED) &&
+		  !bs_bloom_agg_state_fits(fx, true, 101, 0.01, false, BS_LAYOUT_CLASSIC) &&
+		  bs_bloom_agg_state_fits(a1, false, 0, 0.01, false, BS_LAYOUT_CLASSIC) &&
+		  !bs_bloom_agg_state_fits(a1, false, 0, 0.02, false, BS_LAYOUT_CLASSIC),
+		  "bs_bloom_agg_state_fits: the target, counting and layout must all match");
 	unit_arena_reset(&the_arena);
 }
 

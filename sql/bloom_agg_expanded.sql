@@ -7,8 +7,9 @@
 -- plan, a NULL row in between, and cbloom_agg's counts.
 --
 -- The reference is the fixed-shape form bloom_agg(x, n, p) with n the
--- number of distinct values: the same filter, byte for byte (bloom_agg_state.h), and
--- at these sizes its state stays a plain varlena (under 64 kB).
+-- number of distinct values: the same filter, byte for byte (bloom_agg_state.h),
+-- which its state reaches by another path (a table that turns into the
+-- filter at a tenth of its capacity).
 --
 -- Each file creates the extension itself (quietly when another file in this
 -- database already did), so that it runs alone and in any order.
@@ -90,6 +91,40 @@ SELECT pg_temp.filter_of(s ORDER BY o) = (SELECT bloom_agg(x, 60, 0.01) FROM ex 
          AS small_table_first
 FROM (SELECT 1 AS o, pg_temp.state_of(x) AS s FROM ex WHERE x <= 49
       UNION ALL SELECT 2, pg_temp.state_of(x) FROM ex WHERE x BETWEEN 40 AND 60) d;
+
+-- bloom_agg(x, capacity, fpr) holds the exact hashes too, while their table
+-- is no larger than the filter (for 1,000,000 at 1%: a 1,198,133-byte
+-- payload, so tables of up to 131,072 slots, 98,304 values), and then turns
+-- into the filter.  200 values leave the aggregate packed (flags 0x22, 1,648
+-- bytes instead of the filter's 1,198,181), 98,304 too, 98,305 as the
+-- filter; the final filter is the one bloom_empty(1000000, 0.01) gets from
+-- the same values.
+CREATE AGGREGATE pg_temp.fixed_state_of(bigint, bigint, double precision) (
+  SFUNC = bloom_agg_trans, STYPE = bloom_agg_state);
+CREATE TEMP TABLE ex_fixed AS
+SELECT n, pg_temp.fixed_state_of(x, 1000000, 0.01) AS s
+FROM generate_series(1, 98305) x, (VALUES (200), (98304), (98305)) v(n) WHERE x <= n GROUP BY n;
+SELECT n, octet_length(s::text) / 2 - 1 AS state_bytes, substr(s::text, 59, 8) AS flags_le
+FROM ex_fixed ORDER BY n;
+SELECT pg_temp.filter_of(s) = (SELECT bloom_union_agg(bloom_add(bloom_empty(1000000, 0.01), x))
+                               FROM generate_series(1, 200) x) AS same_as_bloom_empty
+FROM ex_fixed WHERE n = 200;
+SELECT (SELECT pg_temp.filter_of(s) FROM ex_fixed WHERE n = 98305)
+     = bloom_union((SELECT pg_temp.filter_of(s) FROM ex_fixed WHERE n = 98304),
+                   bloom_add(bloom_empty(1000000, 0.01), 98305::bigint)) AS dense_same_as_exact,
+       (SELECT pg_temp.filter_of(s) FROM ex_fixed WHERE n = 98305)
+     = (SELECT bloom_agg(x, 1000000, 0.01) FROM generate_series(1, 98305) x) AS same_as_aggregate;
+-- Exact halves combine into the filter of all their values, and an exact
+-- state with a dense one in either order.
+SELECT pg_temp.filter_of(s) = (SELECT pg_temp.filter_of(s) FROM ex_fixed WHERE n = 98305) AS exact_halves
+FROM (SELECT pg_temp.fixed_state_of(x, 1000000, 0.01) AS s
+      FROM generate_series(1, 98305) x GROUP BY x % 2) p;
+SELECT pg_temp.filter_of(s ORDER BY n) = (SELECT pg_temp.filter_of(s) FROM ex_fixed WHERE n = 98305)
+         AS exact_first,
+       pg_temp.filter_of(s ORDER BY n DESC) = (SELECT pg_temp.filter_of(s) FROM ex_fixed WHERE n = 98305)
+         AS dense_first
+FROM ex_fixed WHERE n IN (200, 98305);
+DROP TABLE ex_fixed;
 
 -- A HashAggregate over 4 groups of 10,000 values (128 kB states), one after
 -- the other, that spills the later groups to disk with a small work_mem.

@@ -212,8 +212,9 @@ SELECT bloom_empty(10)::text::bloom_agg_state;
 
 -- Hand-built states (format: src/core/bloom_agg_state.h): header "BSKT", version 1,
 -- kind 2, algorithm 1, family, seed, p1 = slots (exact) or bits (dense),
--- p2 = hashes (dense), p3 = flags (1 dense, 2 fixed, 4 holds hash 0),
--- n = hashes held (exact) or capacity (fixed), x = fpr as float8 bits; then
+-- p2 = hashes (dense) or, fixed and exact, hashes held, p3 = flags (1 dense,
+-- 2 fixed, 4 holds hash 0), n = hashes held (exact) or capacity (fixed),
+-- x = fpr as float8 bits; then
 -- the slots (64-bit hashes, linear probing from slot reduce(h, slots)) or
 -- the bits.  Little-endian throughout.
 CREATE FUNCTION pg_temp.le64(v bigint) RETURNS bytea LANGUAGE sql IMMUTABLE AS $$
@@ -323,8 +324,20 @@ SELECT pg_temp.as_text(pg_temp.header(1, 16, 0, 0, 0, 0.01) || pg_temp.slots(16,
 SELECT pg_temp.as_text(pg_temp.header(1, 16, 0, 0, 13, 0.01)
          || pg_temp.slots(16, ARRAY(SELECT bloomsketch_hash(i) FROM generate_series(1, 13) i)))::bloom_agg_state;
 \echo SQLSTATE :SQLSTATE
--- a fixed capacity without the dense flag; a dense fixed state with capacity 0
+-- a fixed exact state (hashes held in p2) with capacity 0, one whose filter
+-- (capacity 100: 120 bytes) is smaller than the least table, one whose
+-- table is larger than its filter (capacity 1,000: 1,199 bytes, at most 128
+-- slots); a dense fixed state with capacity 0
 SELECT pg_temp.as_text(pg_temp.header(1, 16, 0, 2, 0, 0.01) || pg_temp.slots(16, '{}'))::bloom_agg_state;
+\echo SQLSTATE :SQLSTATE
+SELECT pg_temp.as_text(pg_temp.header(1, 16, 0, 2, 100, 0.01) || pg_temp.slots(16, '{}'))::bloom_agg_state;
+\echo SQLSTATE :SQLSTATE
+SELECT pg_temp.as_text(pg_temp.header(1, 256, 0, 2, 1000, 0.01) || pg_temp.slots(256, '{}'))::bloom_agg_state;
+\echo SQLSTATE :SQLSTATE
+-- ... and a valid one: capacity 1,000, 42 held
+SELECT bloom_agg_final(pg_temp.as_text(pg_temp.header(1, 16, 1, 2, 1000, 0.01)
+         || pg_temp.slots(16, ARRAY[bloomsketch_hash(42)]))::bloom_agg_state)
+       = bloom_add(bloom_empty(1000, 0.01), 42::bigint) AS fixed_exact_42;
 \echo SQLSTATE :SQLSTATE
 SELECT pg_temp.as_text(pg_temp.header(0, 96, 7, 3, 0, 0.01) || '\x000000000000000000000000'::bytea)::bloom_agg_state;
 \echo SQLSTATE :SQLSTATE

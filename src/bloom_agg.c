@@ -227,8 +227,11 @@ final_filter(FunctionCallInfo fcinfo, bool counting)
 {
 	bs_sketch_ref s;
 	uint64_t	m,
-				total;
-	uint32_t	k;
+				total,
+				capacity;
+	uint32_t	k,
+				layout;
+	double		fpr;
 	bytea	   *v;
 
 	bs_bloom_agg_state_arg(fcinfo, 0, &s);
@@ -236,7 +239,11 @@ final_filter(FunctionCallInfo fcinfo, bool counting)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("cbloom_agg_final needs a counting bloom_agg_state, made by cbloom_agg")));
-	bs_bloom_agg_state_result_shape(s.data, &m, &k);
+	/* an exact fixed state's shape is its capacity's, kept by the call for the next group */
+	if (bs_bloom_agg_state_fixed_exact(s.data, &capacity, &fpr, &layout))
+		BS_TRY(fixed_shape(fcinfo, (int64) capacity, fpr, layout, &m, &k, BS_ERR), 0);
+	else
+		BS_TRY(bs_bloom_agg_state_result_shape(s.data, &m, &k, BS_ERR), 0);
 	if (counting)
 		BS_TRY(bs_cbloom_size(m, BS_CBLOOM_DEFAULT_BITS, &total, BS_ERR), 0);
 	else

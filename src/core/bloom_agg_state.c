@@ -54,7 +54,8 @@ typedef struct agg_state_view
 								 * (packed) or bits (dense) */
 	uint32_t	k;				/* p2 when dense: hashes */
 	uint32_t	zero_count;		/* p2 when counting: the zero hash's count */
-	uint64_t	n;				/* hashes held (exact) or the capacity (fixed) */
+	uint64_t	n;				/* hashes held (exact phase): n, or p2 when fixed */
+	uint64_t	capacity;		/* n when fixed */
 	double		fpr;			/* x: the target rate */
 	uint64_t	seed;
 	uint8_t		family;
@@ -81,6 +82,12 @@ view_of(const uint8_t *s)
 	v.size = bs_load64(s + BS_OFF_P1);
 	v.k = v.zero_count = bs_load32(s + BS_OFF_P2);
 	v.n = bs_load64(s + BS_OFF_N);
+	v.capacity = 0;
+	if (v.fixed)
+	{
+		v.capacity = v.n;
+		v.n = v.dense ? 0 : v.k;
+	}
 	v.fpr = bs_f64_from_bits(bs_load64(s + BS_OFF_X));
 	v.seed = bs_load64(s + BS_OFF_SEED);
 	v.family = s[BS_OFF_FAMILY];
@@ -102,6 +109,17 @@ write_header(uint8_t *s, uint8_t family, uint64_t seed, uint64_t p1,
 	bs_header_write(s, &h);
 }
 
+/* The header of an exact state like v's, but of p1, flags and hashes held. */
+static void
+write_exact_header(uint8_t *s, const agg_state_view *v, uint64_t p1, uint32_t flags,
+				   uint64_t held)
+{
+	if (v->fixed)
+		write_header(s, v->family, v->seed, p1, (uint32_t) held, flags, v->capacity, v->fpr);
+	else
+		write_header(s, v->family, v->seed, p1, v->zero_count, flags, held, v->fpr);
+}
+
 static inline void
 set_zero_count(uint8_t *s, agg_state_view *v, uint32_t count)
 {
@@ -120,7 +138,10 @@ static inline void
 set_n(uint8_t *s, agg_state_view *v, uint64_t n)
 {
 	v->n = n;
-	bs_store64(s + BS_OFF_N, n);
+	if (v->fixed)
+		bs_store32(s + BS_OFF_P2, (uint32_t) n);
+	else
+		bs_store64(s + BS_OFF_N, n);
 }
 
 static inline void
@@ -253,6 +274,28 @@ bs_bloom_agg_state_new_counting(double fpr, uint8_t family, uint64_t seed,
 	return new_exact(fpr, BS_AGG_STATE_COUNTED, family, seed, a, out, err);
 }
 
+/*
+ * The most slots the exact table of a fixed state may have: the largest
+ * power of two whose 8-byte slots fit in the payload of the classic filter
+ * of (capacity, fpr), so that the exact phase never takes more memory than
+ * the filter would (a blocked filter is a little larger still).  0 when not
+ * even the least table fits: such a state is dense from the start.  One
+ * log(), so cheap enough for each time a table grows and for the quick check.
+ */
+static uint64_t
+fixed_exact_slots(uint64_t capacity, double fpr)
+{
+	uint64_t	m,
+				slots = BS_AGG_STATE_MIN_SLOTS;
+
+	if (bs_bloom_optimal_bits((double) capacity, fpr, &m, NULL) != BS_OK ||
+		bs_bloom_payload_bytes(m) < slots * 8)
+		return 0;
+	while (slots < BS_AGG_STATE_MAX_SLOTS && slots * 16 <= bs_bloom_payload_bytes(m))
+		slots *= 2;
+	return slots;
+}
+
 bs_status
 bs_bloom_agg_state_new_fixed(double capacity, double fpr, uint8_t family, uint64_t seed,
 					 const bs_allocator *a, uint8_t **out, bs_error *err)
@@ -279,6 +322,15 @@ bs_bloom_agg_state_new_fixed_shape(double capacity, double fpr, uint32_t layout,
 	if ((st = bs_bloom_check_layout_shape(m, k, layout, err)) != BS_OK ||
 		(st = bs_bloom_size(m, &total, err)) != BS_OK)
 		return st;
+	if (fixed_exact_slots((uint64_t) capacity, fpr) != 0)
+	{
+		/* the exact phase first: hashes held 0 in p2, the capacity in n */
+		s = a->alloc(a->ctx, BS_HEADER_SIZE + BS_AGG_STATE_MIN_SLOTS * 8);
+		write_header(s, family, seed, BS_AGG_STATE_MIN_SLOTS, 0,
+					 BS_AGG_STATE_FIXED | layout_flag(layout), (uint64_t) capacity, fpr);
+		*out = s;
+		return BS_OK;
+	}
 	s = a->alloc(a->ctx, (size_t) total);
 	write_header(s, family, seed, m, k,
 				 BS_AGG_STATE_DENSE | BS_AGG_STATE_FIXED | layout_flag(layout),
@@ -293,7 +345,7 @@ view_same_target(const agg_state_view *v, bool fixed, uint64_t capacity, double 
 	if (bs_bits_of_f64(v->fpr) != bs_bits_of_f64(fpr) || v->fixed != fixed)
 		return false;
 	/* the state keeps the capacity as the double its sizing used */
-	return !fixed || v->n == (uint64_t) (double) capacity;
+	return !fixed || v->capacity == (uint64_t) (double) capacity;
 }
 
 bool
@@ -372,13 +424,15 @@ table_put(uint8_t *s, uint64_t slots, bool counting, uint64_t h, uint32_t count)
 #define FOR_EACH_HASH(s, v, h, body) FOR_EACH_ENTRY(s, v, h, count_unused_, body)
 
 /*
- * The dense state that the exact state s turns into.  With scratch, the
- * table's hashes go in by bs_layout_add_batch, chunk by chunk (a batch's
- * scratch); without, one by one.
+ * The dense state that the exact state s turns into, or NULL (*st, err set) when
+ * a fixed state's capacity has no filter (only a crafted state's: the
+ * aggregate sized it before its first row).  With scratch, the table's
+ * hashes go in by bs_layout_add_batch, chunk by chunk (a batch's scratch);
+ * without, one by one.
  */
 static uint8_t *
 to_dense_sorted(const uint8_t *s, const bs_allocator *a, uint64_t *scratch,
-				size_t scratch_words)
+				size_t scratch_words, bs_status *st, bs_error *err)
 {
 	agg_state_view e = view_of(s);
 	uint64_t	M;
@@ -389,9 +443,14 @@ to_dense_sorted(const uint8_t *s, const bs_allocator *a, uint64_t *scratch,
 				n = 0;
 	uint64_t   *hs;
 
-	bs_layout_foldable_shape(e.layout, DENSE_CAPACITY, e.fpr, &M, &k);
+	if (!e.fixed)
+		bs_layout_foldable_shape(e.layout, DENSE_CAPACITY, e.fpr, &M, &k);
+	else if ((*st = bs_bloom_shape_for((double) e.capacity, e.fpr, e.layout, &M, &k, err)) != BS_OK)
+		return NULL;
 	d = a->alloc(a->ctx, BS_HEADER_SIZE + bs_bloom_payload_bytes(M));
-	write_header(d, e.family, e.seed, M, k, BS_AGG_STATE_DENSE | layout_flag(e.layout), 0, e.fpr);
+	write_header(d, e.family, e.seed, M, k,
+				 BS_AGG_STATE_DENSE | (e.flags & BS_AGG_STATE_FIXED) | layout_flag(e.layout),
+				 e.capacity, e.fpr);
 	bits = d + BS_HEADER_SIZE;
 	chunk = scratch_words / (1 + 2 * (size_t) bs_layout_positions_per_key(e.layout, k));
 	if (chunk == 0)
@@ -416,9 +475,9 @@ to_dense_sorted(const uint8_t *s, const bs_allocator *a, uint64_t *scratch,
 }
 
 static uint8_t *
-to_dense(const uint8_t *s, const bs_allocator *a)
+to_dense(const uint8_t *s, const bs_allocator *a, bs_status *st, bs_error *err)
 {
-	return to_dense_sorted(s, a, NULL, 0);
+	return to_dense_sorted(s, a, NULL, 0, st, err);
 }
 
 /* The exact state s in a table of twice the slots. */
@@ -430,7 +489,7 @@ grow(const uint8_t *s, const bs_allocator *a)
 	uint8_t    *g = a->alloc(a->ctx, BS_HEADER_SIZE + slots * slot_bytes(e.counting));
 
 	/* s's header but for the slots: a valid state's other bytes are those write_header gives */
-	write_header(g, e.family, e.seed, slots, e.zero_count, e.flags, e.n, e.fpr);
+	write_exact_header(g, &e, slots, e.flags, e.n);
 	FOR_EACH_ENTRY(s, e, h, c, if (h != 0) table_put(g, slots, e.counting, h, c));
 	return g;
 }
@@ -475,8 +534,7 @@ bs_bloom_agg_state_pack(const uint8_t *s, uint8_t *out)
 		return;
 	}
 	cnt = v.n - v.haszero;
-	write_header(out, v.family, v.seed, cnt, v.zero_count, v.flags | BS_AGG_STATE_PACKED,
-				 v.n, v.fpr);
+	write_exact_header(out, &v, cnt, v.flags | BS_AGG_STATE_PACKED, v.n);
 	hs = out + BS_HEADER_SIZE;
 	cs = v.counting ? hs + cnt * 8 : NULL;
 
@@ -543,8 +601,7 @@ bs_bloom_agg_state_unpack(const uint8_t *s, const bs_allocator *a)
 	while (v.size * 4 > slots * 3)
 		slots *= 2;
 	t = a->alloc(a->ctx, BS_HEADER_SIZE + slots * slot_bytes(v.counting));
-	write_header(t, v.family, v.seed, slots, v.zero_count, v.flags & ~BS_AGG_STATE_PACKED,
-				 v.n, v.fpr);
+	write_exact_header(t, &v, slots, v.flags & ~BS_AGG_STATE_PACKED, v.n);
 	/* in ascending order, so in the order of their home slots: one pass over the table */
 	for (i = 0; i < v.size; i++)
 		table_put(t, slots, v.counting, bs_load64(slots_of(s) + i * 8),
@@ -552,14 +609,41 @@ bs_bloom_agg_state_unpack(const uint8_t *s, const bs_allocator *a)
 	return t;
 }
 
+/* Why a counting state cannot take another distinct hash. */
+static bs_status
+full_error(bs_error *err)
+{
+	bs_fail(err, BS_ERR_LIMIT,
+			"cbloom_agg without a capacity holds at most %" PRIu64 " distinct values per group",
+			BS_AGG_STATE_EXACT_LIMIT);
+	bs_error_hint(err, "Pass a capacity for the group: cbloom_agg(x, capacity, fpr).");
+	return BS_ERR_LIMIT;
+}
+
+/*
+ * Does a new distinct hash turn the exact state v dense?  Past the exact
+ * phase's limit, or, fixed, when its table would outgrow the filter
+ * (fixed_exact_slots).
+ */
+static inline bool
+turns_dense(const agg_state_view *v, uint64_t h)
+{
+	if (v->n + 1 > BS_AGG_STATE_EXACT_LIMIT)
+		return true;
+	return v->fixed && h != 0 && (v->n + 1) * 4 > v->size * 3 &&
+		v->size * 2 > fixed_exact_slots(v->capacity, v->fpr);
+}
+
 /*
  * Add hash h count times (count >= 1; only a counting state keeps it) to s,
  * which *v describes; returns s or the state it grew into, which *v then
- * describes, or NULL when a counting state is full.  Always in line: the
- * view of a row's or a batch's state then stays in registers.
+ * describes, or NULL (*st and err set) when a counting state is full or a
+ * fixed one has no filter.  Always in line: the view of a row's or a
+ * batch's state then stays in registers.
  */
 static ALWAYS_INLINE uint8_t *
-add_count(uint8_t *s, agg_state_view *v, uint64_t h, uint32_t count, const bs_allocator *a)
+add_count(uint8_t *s, agg_state_view *v, uint64_t h, uint32_t count, const bs_allocator *a,
+		  bs_status *st, bs_error *err)
 {
 	bool		found = false;
 	uint64_t	idx = 0;
@@ -581,11 +665,15 @@ add_count(uint8_t *s, agg_state_view *v, uint64_t h, uint32_t count, const bs_al
 	}
 
 	/* A new distinct hash: make room first. */
-	if (v->n + 1 > BS_AGG_STATE_EXACT_LIMIT)
+	if (turns_dense(v, h))
 	{
 		if (v->counting)
+		{
+			*st = full_error(err);
 			return NULL;
-		s = to_dense(s, a);
+		}
+		if ((s = to_dense(s, a, st, err)) == NULL)
+			return NULL;
 		*v = view_of(s);
 		bs_layout_add(v->layout, s + BS_HEADER_SIZE, v->size, v->k, h);
 		return s;
@@ -607,17 +695,6 @@ add_count(uint8_t *s, agg_state_view *v, uint64_t h, uint32_t count, const bs_al
 	return s;
 }
 
-/* Why a counting state cannot take another distinct hash. */
-static bs_status
-full_error(bs_error *err)
-{
-	bs_fail(err, BS_ERR_LIMIT,
-			"cbloom_agg without a capacity holds at most %" PRIu64 " distinct values per group",
-			BS_AGG_STATE_EXACT_LIMIT);
-	bs_error_hint(err, "Pass a capacity for the group: cbloom_agg(x, capacity, fpr).");
-	return BS_ERR_LIMIT;
-}
-
 /* s replaced by s2 during a call; give s back unless it is the caller's. */
 static void
 replaced(uint8_t *s, const uint8_t *caller, const bs_allocator *a)
@@ -632,17 +709,18 @@ bs_bloom_agg_state_add(uint8_t **state, uint64_t h, const bs_allocator *a, bs_er
 	agg_state_view v = view_of(*state);
 	uint8_t    *s = *state,
 			   *t;
+	bs_status	st = BS_OK;
 
 	if (v.packed)
 	{
 		s = bs_bloom_agg_state_unpack(s, a);
 		v = view_of(s);
 	}
-	t = add_count(s, &v, h, 1, a);
+	t = add_count(s, &v, h, 1, a, &st, err);
 	if (t != s)
 		replaced(s, *state, a);
 	if (t == NULL)
-		return full_error(err);
+		return st;
 	*state = t;
 	return BS_OK;
 }
@@ -741,6 +819,7 @@ bs_bloom_agg_state_add_batch(uint8_t **state, uint64_t *h, size_t n, uint64_t *s
 	const uint8_t *caller = s;
 	agg_state_view v = view_of(s);
 	size_t		i;
+	bs_status	st = BS_OK;
 
 	if (v.packed)
 	{
@@ -760,42 +839,61 @@ bs_bloom_agg_state_add_batch(uint8_t **state, uint64_t *h, size_t n, uint64_t *s
 	{
 		uint8_t    *t;
 
-		/* a new hash for a full auto-sized table: the table turns dense (add_count's rule) */
+		/* a new hash for a full table: it turns dense (add_count's rule), sorted */
 		if (!v.dense && !v.counting && v.n >= BS_AGG_STATE_EXACT_LIMIT && !holds(s, &v, h[i]))
 		{
-			t = to_dense_sorted(s, a, scratch, scratch_words);
+			if ((t = to_dense_sorted(s, a, scratch, scratch_words, &st, err)) == NULL)
+			{
+				replaced(s, caller, a);
+				return st;
+			}
 			replaced(s, caller, a);
 			s = t;
 			v = view_of(s);
 		}
 		if (v.dense)
 		{
-			/* the rest go in as a batch of the layout (sorted or prefetched) */
-			bs_layout_add_batch(v.layout, s + BS_HEADER_SIZE, v.size, v.k, h + i, n - i,
-								scratch, scratch_words);
+			/*
+			 * The rest go in as a batch of the layout (sorted or prefetched),
+			 * or one by one into a filter too small for batches to pay (a
+			 * fixed state that was a batched table until it turned dense).
+			 */
+			if (state_size(&v) >= bs_layout_batch_min_bytes(v.layout))
+				bs_layout_add_batch(v.layout, s + BS_HEADER_SIZE, v.size, v.k, h + i, n - i,
+									scratch, scratch_words);
+			else
+				for (; i < n; i++)
+					bs_layout_add(v.layout, s + BS_HEADER_SIZE, v.size, v.k, h[i]);
 			*state = s;
 			return BS_OK;
 		}
-		t = add_count(s, &v, h[i], 1, a);
+		t = add_count(s, &v, h[i], 1, a, &st, err);
 		if (t != s)
 			replaced(s, caller, a);
 		if (t == NULL)
-			return full_error(err);
+			return st;
 		s = t;
 	}
 	*state = s;
 	return BS_OK;
 }
 
-/* "fpr 0.01 (auto-sized, seed 0)" or "fpr 0.01, capacity 100 (959 bits, 7 hashes, seed 0)" */
+/*
+ * "fpr 0.01 (auto-sized, seed 0)", "fpr 0.01, capacity 100 (959 bits, 7
+ * hashes, seed 0)" or, before a fixed state turns dense, "fpr 0.01, capacity
+ * 100000 (classic, seed 0)"
+ */
 static const char *
 describe_target(const agg_state_view *v, char *buf, size_t len)
 {
 	const char *layout = bs_layout_name(v->layout);
 
-	if (v->fixed)
+	if (v->fixed && v->dense)
 		snprintf(buf, len, "fpr %s, capacity %" PRIu64 " (%s, %" PRIu64 " bits, %u hashes, seed %" PRIu64 ")",
-				 bs_num(v->fpr).s, v->n, layout, v->size, v->k, v->seed);
+				 bs_num(v->fpr).s, v->capacity, layout, v->size, v->k, v->seed);
+	else if (v->fixed)
+		snprintf(buf, len, "fpr %s, capacity %" PRIu64 " (%s, seed %" PRIu64 ")",
+				 bs_num(v->fpr).s, v->capacity, layout, v->seed);
 	else
 		snprintf(buf, len, "fpr %s (auto-sized, %s%s, seed %" PRIu64 ")",
 				 bs_num(v->fpr).s, layout, v->counting ? ", counting" : "", v->seed);
@@ -804,14 +902,14 @@ describe_target(const agg_state_view *v, char *buf, size_t len)
 
 /*
  * Add hash h count c to *dst (view *dv) for a merge into the caller's
- * state; false when a counting state is full.  A table it outgrew goes back
- * to the allocator unless it is the caller's.
+ * state; false (*st, err set) when it cannot (add_count).  A table it
+ * outgrew goes back to the allocator unless it is the caller's.
  */
 static bool
 merge_one(uint8_t **dst, agg_state_view *dv, const uint8_t *caller, uint64_t h, uint32_t c,
-		  const bs_allocator *a)
+		  const bs_allocator *a, bs_status *st, bs_error *err)
 {
-	uint8_t    *t = add_count(*dst, dv, h, c, a);
+	uint8_t    *t = add_count(*dst, dv, h, c, a, st, err);
 
 	if (t != *dst)
 		replaced(*dst, caller, a);
@@ -819,6 +917,18 @@ merge_one(uint8_t **dst, agg_state_view *dv, const uint8_t *caller, uint64_t h, 
 		return false;
 	*dst = t;
 	return true;
+}
+
+/* The error of a merge of states with different targets. */
+static bs_status
+target_error(const agg_state_view *dv, const agg_state_view *sv, bs_error *err)
+{
+	char		d1[128],
+				d2[128];
+
+	return bs_fail(err, BS_ERR_SHAPE,
+				   "cannot merge bloom_agg states with different targets: %s and %s",
+				   describe_target(dv, d1, sizeof(d1)), describe_target(sv, d2, sizeof(d2)));
 }
 
 bs_status
@@ -829,17 +939,14 @@ bs_bloom_agg_state_merge(uint8_t **dstp, const uint8_t *src, const bs_allocator 
 	agg_state_view dv = view_of(dst),
 				sv = view_of(src);
 	uint8_t		family;
-	char		d1[128],
-				d2[128];
+	bs_status	st = BS_OK;
 
+	/* a fixed state's shape is its capacity's; dense, it is in the header too */
 	if (bs_bits_of_f64(dv.fpr) != bs_bits_of_f64(sv.fpr) ||
 		dv.fixed != sv.fixed || dv.counting != sv.counting || dv.layout != sv.layout ||
-		dv.seed != sv.seed ||
-		(dv.fixed && (dv.size != sv.size || dv.n != sv.n || dv.k != sv.k)))
-		return bs_fail(err, BS_ERR_SHAPE,
-					   "cannot merge bloom_agg states with different targets: %s and %s",
-					   describe_target(&dv, d1, sizeof(d1)),
-					   describe_target(&sv, d2, sizeof(d2)));
+		dv.seed != sv.seed || dv.capacity != sv.capacity ||
+		(dv.dense && sv.dense && (dv.size != sv.size || dv.k != sv.k)))
+		return target_error(&dv, &sv, err);
 	if (!bs_family_compatible(dv.family, sv.family))
 		return bs_fail(err, BS_ERR_FAMILY,
 					   "cannot merge a bloom_agg state of %s keys with one of %s keys",
@@ -853,7 +960,20 @@ bs_bloom_agg_state_merge(uint8_t **dstp, const uint8_t *src, const bs_allocator 
 
 		if (!dv.dense)
 		{
-			dst = to_dense(dst, a);
+			uint8_t    *d = to_dense(dst, a, &st, err);
+
+			if (d == NULL)
+				return st;
+			/* a blocked shape is checked deeply only: compare before reading src */
+			if (view_of(d).size != sv.size || view_of(d).k != sv.k)
+			{
+				agg_state_view xv = view_of(d);
+
+				target_error(&xv, &sv, err);
+				replaced(d, *dstp, a);
+				return BS_ERR_SHAPE;
+			}
+			dst = d;
 			dv = view_of(dst);
 		}
 		nbytes = bs_bloom_payload_bytes(dv.size);
@@ -882,15 +1002,16 @@ bs_bloom_agg_state_merge(uint8_t **dstp, const uint8_t *src, const bs_allocator 
 			dst = bs_bloom_agg_state_unpack(dst, a);
 			dv = view_of(dst);
 		}
-		if (sv.haszero && !merge_one(&dst, &dv, *dstp, 0, sv.counting ? sv.zero_count : 1, a))
-			return full_error(err);
+		if (sv.haszero && !merge_one(&dst, &dv, *dstp, 0, sv.counting ? sv.zero_count : 1, a,
+									 &st, err))
+			return st;
 		for (j = 0, i = 0; j < span; j++, i = (i + step) & (span - 1))
 		{
 			uint64_t	h = i < sv.size ? bs_load64(slots_of(src) + i * 8) : 0;
 
 			if (h != 0 && !merge_one(&dst, &dv, *dstp, h,
-									 sv.counting ? counts_of(src, sv.size)[i] : 1, a))
-				return full_error(err);
+									 sv.counting ? counts_of(src, sv.size)[i] : 1, a, &st, err))
+				return st;
 		}
 	}
 	set_family(dst, &dv, family);
@@ -931,16 +1052,30 @@ fold_factors(int imax, int jmax, uint64_t *out)
 	return n;
 }
 
-void
-bs_bloom_agg_state_result_shape(const uint8_t *s, uint64_t *m, uint32_t *k)
+bool
+bs_bloom_agg_state_fixed_exact(const uint8_t *s, uint64_t *capacity, double *fpr,
+								uint32_t *layout)
 {
 	agg_state_view v = view_of(s);
 
-	if (v.fixed)
+	*capacity = v.capacity;
+	*fpr = v.fpr;
+	*layout = v.layout;
+	return v.fixed && !v.dense;
+}
+
+bs_status
+bs_bloom_agg_state_result_shape(const uint8_t *s, uint64_t *m, uint32_t *k, bs_error *err)
+{
+	agg_state_view v = view_of(s);
+
+	if (v.fixed && v.dense)
 	{
 		*m = v.size;
 		*k = v.k;
 	}
+	else if (v.fixed)
+		return bs_bloom_shape_for((double) v.capacity, v.fpr, v.layout, m, k, err);
 	else if (v.dense)
 	{
 		double		n = bs_layout_cardinality(v.layout, s + BS_HEADER_SIZE, v.size, v.k);
@@ -972,6 +1107,7 @@ bs_bloom_agg_state_result_shape(const uint8_t *s, uint64_t *m, uint32_t *k)
 			*k = 1;
 		}
 	}
+	return BS_OK;
 }
 
 void
@@ -1016,8 +1152,10 @@ bs_bloom_agg_state_check(const bs_header *h, const uint8_t *payload, uint64_t pl
 	if (h->p3 & ~BS_AGG_STATE_FLAGS)
 		return bs_fail(err, BS_ERR_FORMAT, "bloom_agg_state has unknown flags 0x%x", h->p3);
 
-	if ((h->p3 & BS_AGG_STATE_COUNTED) && (h->p3 & (BS_AGG_STATE_DENSE | BS_AGG_STATE_FIXED)))
+	if ((h->p3 & BS_AGG_STATE_COUNTED) && (h->p3 & BS_AGG_STATE_DENSE))
 		return bs_fail(err, BS_ERR_FORMAT, "a counting bloom_agg_state must be in its exact phase");
+	if ((h->p3 & BS_AGG_STATE_COUNTED) && (h->p3 & BS_AGG_STATE_FIXED))
+		return bs_fail(err, BS_ERR_FORMAT, "a counting bloom_agg_state cannot have a fixed capacity");
 	/* cbloom_agg makes classic filters only */
 	if ((h->p3 & BS_AGG_STATE_COUNTED) && layout != BS_LAYOUT_CLASSIC)
 		return bs_fail(err, BS_ERR_FORMAT, "a counting bloom_agg_state cannot be %s",
@@ -1069,15 +1207,42 @@ bs_bloom_agg_state_check(const bs_header *h, const uint8_t *payload, uint64_t pl
 					i;
 		bool		counting = (h->p3 & BS_AGG_STATE_COUNTED) != 0,
 					packed = (h->p3 & BS_AGG_STATE_PACKED) != 0,
-					haszero = (h->p3 & BS_AGG_STATE_HASZERO) != 0;
+					haszero = (h->p3 & BS_AGG_STATE_HASZERO) != 0,
+					fixed = (h->p3 & BS_AGG_STATE_FIXED) != 0;
 		uint64_t	width = slot_bytes(counting);
+		/* hashes held: n, or p2 of a fixed state, whose n is its capacity */
+		uint64_t	held = fixed ? h->p2 : h->n;
 
-		if (h->p3 & BS_AGG_STATE_FIXED)
-			return bs_fail(err, BS_ERR_FORMAT, "bloom_agg_state with a fixed capacity must be dense");
-		if (packed && (slots > BS_AGG_STATE_EXACT_LIMIT || slots + haszero != h->n))
+		if (fixed)
+		{
+			uint64_t	most,
+						m;
+			uint32_t	k;
+
+			if (h->n < 1 || h->n > (UINT64_C(1) << 53))
+				return bs_fail(err, BS_ERR_FORMAT,
+							   "bloom_agg_state has an invalid capacity %" PRIu64, h->n);
+			most = fixed_exact_slots(h->n, fpr);
+			/* the filter it turns into must exist (a blocked sizing is a search: deep only) */
+			if ((deep || !bs_layout_sizing_is_search(layout)) &&
+				bs_bloom_shape_for((double) h->n, fpr, layout, &m, &k, NULL) != BS_OK)
+				return bs_fail(err, BS_ERR_FORMAT,
+							   "bloom_agg_state of capacity %" PRIu64 " and fpr %s has no %s filter",
+							   h->n, bs_num(fpr).s, bs_layout_name(layout));
+			if (most == 0)
+				return bs_fail(err, BS_ERR_FORMAT,
+							   "bloom_agg_state of capacity %" PRIu64 " and fpr %s must be dense: its filter is smaller than the least table",
+							   h->n, bs_num(fpr).s);
+			if (packed ? slots * 4 > most * 3 : slots > most)
+				return bs_fail(err, BS_ERR_FORMAT,
+							   "bloom_agg_state of capacity %" PRIu64 " and fpr %s %s %" PRIu64 " %s, more than its table of at most %" PRIu64 " slots takes",
+							   h->n, bs_num(fpr).s, packed ? "lists" : "has", slots,
+							   packed ? "hashes" : "slots", most);
+		}
+		if (packed && (slots > BS_AGG_STATE_EXACT_LIMIT || slots + haszero != held))
 			return bs_fail(err, BS_ERR_FORMAT,
 						   "packed bloom_agg_state lists %" PRIu64 " hashes but counts %" PRIu64 "%s",
-						   slots, h->n, haszero ? " with the zero hash" : "");
+						   slots, held, haszero ? " with the zero hash" : "");
 		if (packed)
 			;
 		else if (slots < BS_AGG_STATE_MIN_SLOTS || slots > BS_AGG_STATE_MAX_SLOTS ||
@@ -1093,17 +1258,17 @@ bs_bloom_agg_state_check(const bs_header *h, const uint8_t *payload, uint64_t pl
 			return bs_fail(err, BS_ERR_FORMAT,
 						   "counting bloom_agg_state has a zero-hash count of %u, more than %d",
 						   h->p2, BS_AGG_STATE_MAX_COUNT);
-		if (!counting && h->p2 != 0)
+		if (!counting && !fixed && h->p2 != 0)
 			return bs_fail(err, BS_ERR_FORMAT,
 						   "bloom_agg_state in its exact phase must have a hash count of 0, has %u", h->p2);
 		if (plen != slots * width)
 			return bs_fail(err, BS_ERR_FORMAT,
 						   "bloom_agg_state of %" PRIu64 " %s must have %" PRIu64 " payload bytes, has %" PRIu64,
 						   slots, packed ? "hashes" : "slots", slots * width, plen);
-		if (h->n > BS_AGG_STATE_EXACT_LIMIT)
+		if (held > BS_AGG_STATE_EXACT_LIMIT)
 			return bs_fail(err, BS_ERR_FORMAT,
 						   "bloom_agg_state counts %" PRIu64 " hashes, more than the exact phase holds (%" PRIu64 ")",
-						   h->n, BS_AGG_STATE_EXACT_LIMIT);
+						   held, BS_AGG_STATE_EXACT_LIMIT);
 		if (!deep)
 			return BS_OK;
 		/* packed: each hash once, none 0, in ascending order, each counted */
@@ -1151,10 +1316,10 @@ bs_bloom_agg_state_check(const bs_header *h, const uint8_t *payload, uint64_t pl
 			return bs_fail(err, BS_ERR_FORMAT,
 						   "bloom_agg_state's table of %" PRIu64 " slots is more than 3/4 full (%" PRIu64 " hashes)",
 						   slots, used);
-		if (used + ((h->p3 & BS_AGG_STATE_HASZERO) != 0) != h->n)
+		if (used + haszero != held)
 			return bs_fail(err, BS_ERR_FORMAT,
 						   "bloom_agg_state counts %" PRIu64 " hashes but its table holds %" PRIu64 "%s",
-						   h->n, used, (h->p3 & BS_AGG_STATE_HASZERO) ? " and the zero hash" : "");
+						   held, used, haszero ? " and the zero hash" : "");
 	}
 	return BS_OK;
 }

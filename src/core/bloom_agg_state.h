@@ -19,8 +19,13 @@
  *                 positions are reduce(a, M) = floor(a M / 2^64), and
  *                 floor(floor(a M / 2^64) / f) = floor(a (M/f) / 2^64).
  *
- * bloom_agg(x, capacity, fpr) uses a fixed dense state of the bloom_empty
- * shape instead.
+ * bloom_agg(x, capacity, fpr) makes the filter of the bloom_empty shape.
+ * Its state (BS_AGG_STATE_FIXED) also keeps the exact hashes first, while
+ * their table is no larger than that filter (at most 1 MB of 131,072 slots
+ * for a capacity of 1,000,000 at 1%), then turns into the filter: a small
+ * group, a parallel worker's or a Citus shard's part takes and ships its
+ * hashes, not 1.2 MB of mostly empty filter, and the final filter is the
+ * same either way.
  *
  * Either kind of state can make a blocked filter (blocked.h; flag
  * BS_AGG_STATE_BLOCKED): the exact phase sizes it with bs_blocked_optimal, the
@@ -42,9 +47,9 @@
  * that says to pass a capacity.
  *
  * Header use: p1 = table slots (exact), hashes listed (packed) or bits
- * (dense); p2 = hashes (dense) or, counting, the count of the zero hash;
- * p3 = flags; n = distinct hashes held (exact) or the capacity (fixed);
- * x = target fpr (float8 bits).
+ * (dense); p2 = hashes (dense), the distinct hashes held (fixed, exact) or,
+ * counting, the count of the zero hash; p3 = flags; n = distinct hashes
+ * held (exact) or the capacity (fixed); x = target fpr (float8 bits).
  * Exact payload: slots 64-bit hashes (0 = empty; the zero hash itself is
  * the HASZERO flag), then, counting, slots one-byte counts.
  *
@@ -205,8 +210,22 @@ uint8_t    *bs_bloom_agg_state_unpack(const uint8_t *state, const bs_allocator *
 bs_status	bs_bloom_agg_state_merge(uint8_t **dst, const uint8_t *src,
 							 const bs_allocator *a, bs_error *err);
 
-/* Shape of the final filter, then the filter itself into bs_bloom_size(m) bytes. */
-void		bs_bloom_agg_state_result_shape(const uint8_t *state, uint64_t *m, uint32_t *k);
+/*
+ * Shape of the final filter, then the filter itself into bs_bloom_size(m)
+ * bytes.  The shape of a fixed state in its exact phase is its capacity's
+ * (bs_bloom_shape_for: a search for the blocked layout, which a caller
+ * finishing many groups may keep, see bs_bloom_agg_state_fixed_exact); it
+ * fails only for a crafted capacity that has no filter.
+ */
+bs_status	bs_bloom_agg_state_result_shape(const uint8_t *state, uint64_t *m, uint32_t *k,
+									bs_error *err);
+
+/*
+ * Is this a fixed state in its exact phase (whose final shape is computed,
+ * not in its header), and of which capacity, fpr and layout?
+ */
+bool		bs_bloom_agg_state_fixed_exact(const uint8_t *state, uint64_t *capacity,
+										double *fpr, uint32_t *layout);
 void		bs_bloom_agg_state_finish(const uint8_t *state, uint64_t m, uint32_t k,
 							  uint8_t *out);
 

@@ -202,7 +202,7 @@ finish(const uint8_t *s, size_t *len)
 	FZ_CHECK(bs_validate(s, bs_bloom_agg_state_size(s), BS_KIND_BLOOM_AGG_STATE, true, NULL, &err) == BS_OK,
 			 "a blocked state made by the core is rejected: %s", err.msg);
 	fz_roundtrip(s, bs_bloom_agg_state_size(s), BS_KIND_BLOOM_AGG_STATE, "blocked state");
-	bs_bloom_agg_state_result_shape(s, &m, &k);
+	(void) bs_bloom_agg_state_result_shape(s, &m, &k, NULL);
 	FZ_CHECK(bs_bloom_check_layout_shape(m, k, BS_LAYOUT_BLOCKED, &err) == BS_OK &&
 			 bs_bloom_size(m, &total, &err) == BS_OK,
 			 "blocked state's result shape %" PRIu64 " bits, %u hashes: %s", m, k, err.msg);

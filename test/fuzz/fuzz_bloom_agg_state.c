@@ -152,7 +152,8 @@ finish_bloom(const uint8_t *s, size_t *len, const char *what)
 	uint8_t    *out;
 	bs_bloom	b;
 
-	bs_bloom_agg_state_result_shape(s, &m, &k);
+	FZ_CHECK(bs_bloom_agg_state_result_shape(s, &m, &k, &err) == BS_OK,
+			 "%s: a validated state has no result shape: %s", what, err.msg);
 	FZ_CHECK(bs_bloom_check_layout_shape(m, k, bs_bloom_agg_state_layout(s), &err) == BS_OK &&
 			 bs_bloom_size(m, &total, &err) == BS_OK,
 			 "%s: %s result shape %" PRIu64 " bits, %u hashes: %s", what,
@@ -202,7 +203,7 @@ finish_cbloom(const uint8_t *s, size_t *len, const char *what)
 	bs_error	err;
 	uint8_t    *out;
 
-	bs_bloom_agg_state_result_shape(s, &m, &k);
+	(void) bs_bloom_agg_state_result_shape(s, &m, &k, NULL);
 	FZ_CHECK(bs_cbloom_size(m, BS_CBLOOM_DEFAULT_BITS, &total, &err) == BS_OK &&
 			 bs_cbloom_check_shape(m, k, BS_CBLOOM_DEFAULT_BITS, &err) == BS_OK,
 			 "%s: counting result shape %" PRIu64 " counters, %u hashes: %s", what, m, k, err.msg);
@@ -253,9 +254,13 @@ same_target(const bs_header *h, uint8_t family)
 		FZ_CHECK(st == BS_OK, "new fixed %s state of capacity %" PRIu64 ", fpr %g: %s",
 				 bs_layout_name(layout), h->n, fpr, err.msg);
 		bs_header_read(s, &c);
-		FZ_CHECK(c.p1 == h->p1 && c.p2 == h->p2,
-				 "bs_bloom_agg_state_new_fixed(%" PRIu64 ", %g) makes %" PRIu64 " bits, %u hashes; the accepted state has %" PRIu64 " and %u",
-				 h->n, fpr, c.p1, c.p2, h->p1, h->p2);
+		/* a new state is exact while its table fits in the filter; dense, it has the shape */
+		FZ_CHECK((c.p3 & BS_AGG_STATE_DENSE) ? c.p1 == m && c.p2 == k : c.p1 == BS_AGG_STATE_MIN_SLOTS && c.p2 == 0,
+				 "bs_bloom_agg_state_new_fixed(%" PRIu64 ", %g) of %" PRIu64 " bits, %u hashes makes p1 %" PRIu64 ", p2 %u",
+				 h->n, fpr, m, k, c.p1, c.p2);
+		FZ_CHECK(!(h->p3 & BS_AGG_STATE_DENSE) || (h->p1 == m && h->p2 == k),
+				 "a dense fixed state of capacity %" PRIu64 " at %g accepted with %" PRIu64 " bits, %u hashes, not %" PRIu64 " and %u",
+				 h->n, fpr, h->p1, h->p2, m, k);
 		/*
 		 * The capacity goes through a double: above 2^53 the state stores
 		 * another capacity than the one asked for (finding 3 in README.md).

@@ -107,7 +107,8 @@ check_state(const uint8_t *data, size_t size, const bs_header *h)
 			 size, bs_bloom_agg_state_size(data));
 	(void) fz_touch(data + BS_HEADER_SIZE, size - BS_HEADER_SIZE);
 	/* The final function's first steps: the shape must be one bs_bloom_size accepts. */
-	bs_bloom_agg_state_result_shape(data, &m, &k);
+	FZ_CHECK(bs_bloom_agg_state_result_shape(data, &m, &k, &err) == BS_OK,
+			 "a validated bloom_agg_state (flags 0x%x, n %" PRIu64 ") has no result shape: %s", h->p3, h->n, err.msg);
 	FZ_CHECK(bs_bloom_check_layout_shape(m, k, bs_bloom_agg_state_layout(data), &err) == BS_OK &&
 			 bs_bloom_size(m, &total, &err) == BS_OK,
 			 "%s bloom_agg_state (flags 0x%x, p1 %" PRIu64 ", n %" PRIu64 ") gives an invalid result shape %" PRIu64 " bits, %u hashes: %s",

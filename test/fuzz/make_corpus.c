@@ -286,6 +286,33 @@ state_fixed(const char *name, double capacity, double fpr, uint8_t family, int n
 	keep(BS_KIND_BLOOM_AGG_STATE, name, s, bs_bloom_agg_state_size(s));
 }
 
+/*
+ * Fixed states in their exact phase (a table no larger than the filter):
+ * plain, packed, and blocked.
+ */
+static void
+make_state_fixed_exact(void)
+{
+	uint8_t    *s,
+			   *p;
+	uint64_t	m;
+	uint32_t	k;
+
+	state_fixed("fixed-exact-100000-0.01-int", 100000, 0.01, BS_FAMILY_INTEGER, 500);
+	if (bs_bloom_agg_state_new_fixed(100000, 0.01, BS_FAMILY_TEXT, 0, &alloc, &s, NULL) != BS_OK)
+		die("bs_bloom_agg_state_new_fixed for %s", "fixed-exact-packed");
+	s = add_hashes(s, 300, true, 1);
+	p = alloc.alloc(alloc.ctx, bs_bloom_agg_state_packed_size(s));
+	bs_bloom_agg_state_pack(s, p);
+	keep(BS_KIND_BLOOM_AGG_STATE, "fixed-exact-packed-300-zero", p, bs_bloom_agg_state_packed_size(s));
+	if (bs_bloom_shape_for(20000, 0.01, BS_LAYOUT_BLOCKED, &m, &k, NULL) != BS_OK ||
+		bs_bloom_agg_state_new_fixed_shape(20000, 0.01, BS_LAYOUT_BLOCKED, m, k, BS_FAMILY_INTEGER, 0,
+										   &alloc, &s, NULL) != BS_OK)
+		die("bs_bloom_agg_state_new_fixed_shape for %s", "blocked-fixed-exact");
+	s = add_hashes(s, 100, false, 1);
+	keep(BS_KIND_BLOOM_AGG_STATE, "blocked-fixed-exact-20000-0.01-int", s, bs_bloom_agg_state_size(s));
+}
+
 /* An exact state of n hashes (counting: each twice), packed as a large one leaves its aggregate. */
 static void
 state_packed(const char *name, bool counting, int n, bool zero)
@@ -678,7 +705,7 @@ cbloom_from_state(const char *name, int n)
 	if (bs_bloom_agg_state_new_counting(0.01, BS_FAMILY_TEXT, 0, &alloc, &s, NULL) != BS_OK)
 		die("bs_bloom_agg_state_new_counting for %s", name);
 	s = add_hashes(s, n, true, 2);
-	bs_bloom_agg_state_result_shape(s, &m, &k);
+	(void) bs_bloom_agg_state_result_shape(s, &m, &k, NULL);
 	if (bs_cbloom_size(m, BS_CBLOOM_DEFAULT_BITS, &total, NULL) != BS_OK)
 		die("bad counting result shape for %s", name);
 	out = gen_alloc(NULL, (size_t) total);
@@ -920,6 +947,7 @@ main(int argc, char **argv)
 	make_growable();
 	make_topk2();				/* last: its keys must not move the others' (the corpus stays as it was) */
 	make_state_packed();		/* after it, for the same reason */
+	make_state_fixed_exact();	/* and after that */
 	make_hex_edges();
 	printf("make_corpus: %d files, %zu bytes in %s\n", nfiles, nbytes, outdir);
 	return 0;

@@ -155,8 +155,8 @@ finding1(void)
 		exit(2);
 	for (i = 1; i <= 12; i++)
 		(void) bs_bloom_agg_state_add(&honest, bigint_hash(i), &alloc, NULL);
-	bs_bloom_agg_state_result_shape(t, &m1, &k1);
-	bs_bloom_agg_state_result_shape(honest, &m2, &k2);
+	(void) bs_bloom_agg_state_result_shape(t, &m1, &k1, NULL);
+	(void) bs_bloom_agg_state_result_shape(honest, &m2, &k2, NULL);
 	printf("  bloom_agg_final: %" PRIu64 " bits, %u hashes; bloom_agg over 1..12 gives %" PRIu64 " bits, %u hashes\n",
 		   m1, k1, m2, k2);
 	printf("  SQL: CREATE AGGREGATE crafted(bigint) (SFUNC = bloom_agg_trans, STYPE = bloom_agg_state,\n"

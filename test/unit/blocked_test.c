@@ -390,7 +390,7 @@ finish(const uint8_t *s, bs_bloom *b)
 	uint32_t	k;
 	uint8_t    *out;
 
-	bs_bloom_agg_state_result_shape(s, &m, &k);
+	bs_bloom_agg_state_result_shape(s, &m, &k, NULL);
 	(void) bs_bloom_size(m, &total, NULL);
 	out = unit_calloc(1, (size_t) total);
 	bs_bloom_agg_state_finish(s, m, k, out);
@@ -451,10 +451,13 @@ test_states(void)
 	(void) bs_bloom_shape_for(300000, 0.01, BS_LAYOUT_BLOCKED, &m, &k, NULL);
 	(void) bs_bloom_agg_state_new_fixed_shape(300000, 0.01, BS_LAYOUT_BLOCKED, m, k, BS_FAMILY_INTEGER, 0, &alloc, &s, NULL);
 	(void) bs_bloom_agg_state_new_fixed_shape(300000, 0.01, BS_LAYOUT_BLOCKED, m, k, BS_FAMILY_INTEGER, 0, &alloc, &s2, NULL);
-	CHECK(bs_bloom_agg_state_batches_pay(s), "a fixed blocked state of %" PRIu64 " bytes takes batches (256 kB or more)",
-		  bs_bloom_agg_state_size(s));
+	CHECK(!bs_bloom_agg_state_batches_pay(s) && !(bs_load32(s + BS_OFF_P3) & BS_AGG_STATE_DENSE),
+		  "a fixed blocked state starts exact: %zu bytes, no batches", bs_bloom_agg_state_size(s));
 	for (i = 0; i < 300000; i++)
 		(void) bs_bloom_agg_state_add(&s, h[i], &alloc, NULL);
+	CHECK(bs_bloom_agg_state_batches_pay(s) && (bs_load32(s + BS_OFF_P3) & BS_AGG_STATE_DENSE),
+		  "after 300,000 hashes it is dense, %zu bytes, and takes batches (256 kB or more)",
+		  bs_bloom_agg_state_size(s));
 	{
 		size_t		words = bs_bloom_agg_state_batch_scratch(s2, 4096);
 		uint64_t   *scratch = unit_calloc(words, sizeof(uint64_t)),
@@ -486,6 +489,8 @@ test_states(void)
 		uint8_t    *c;
 
 		(void) bs_bloom_agg_state_new_fixed(300000, 0.01, BS_FAMILY_INTEGER, 0, &alloc, &c, NULL);
+		for (i = 0; i < 300000; i++)		/* dense */
+			(void) bs_bloom_agg_state_add(&c, h[i], &alloc, NULL);
 		bs_store32(c + BS_OFF_P3, bs_load32(c + BS_OFF_P3) | BS_AGG_STATE_BLOCKED);
 		CHECK(bs_validate(c, bs_bloom_agg_state_size(c), BS_KIND_BLOOM_AGG_STATE, true, NULL, &err) == BS_ERR_FORMAT,
 			  "a classic fixed state marked blocked is refused: %s", err.msg);

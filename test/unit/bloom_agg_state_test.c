@@ -87,6 +87,22 @@ add_all(uint8_t *s, const uint64_t *h, size_t n)
 	return s;
 }
 
+static uint32_t flags_of(const uint8_t *s);
+
+/* A fixed state turned dense: random hashes added until its table outgrows its filter. */
+static uint8_t *
+fixed_dense(double capacity, double fpr)
+{
+	static unit_rng r = {4242};
+	uint8_t    *s;
+
+	if (bs_bloom_agg_state_new_fixed(capacity, fpr, BS_FAMILY_INTEGER, 0, &alloc, &s, NULL) != BS_OK)
+		exit(2);
+	while (!(flags_of(s) & BS_AGG_STATE_DENSE))
+		s = add_all(s, (uint64_t[]) {unit_next(&r)}, 1);
+	return s;
+}
+
 static uint8_t *
 copy_state(const uint8_t *s)
 {
@@ -106,7 +122,7 @@ finish(const uint8_t *s, size_t *len)
 	uint32_t	k;
 	uint8_t    *out;
 
-	bs_bloom_agg_state_result_shape(s, &m, &k);
+	bs_bloom_agg_state_result_shape(s, &m, &k, NULL);
 	if (bs_bloom_size(m, &total, NULL) != BS_OK)
 	{
 		fprintf(stderr, "bad result shape %" PRIu64 "\n", m);
@@ -615,11 +631,12 @@ test_fixed(void)
 	bs_status	st;
 
 	st = bs_bloom_agg_state_new_fixed(5000, 0.01, BS_FAMILY_UUID, 0, &alloc, &s, &err);
-	bs_bloom_agg_state_result_shape(s, &m, &k);
+	bs_bloom_agg_state_result_shape(s, &m, &k, NULL);
 	bs_bloom_optimal_bits(5000, 0.01, &opt, NULL);
 	bs_bloom_optimal_hashes(opt, 5000, &optk, NULL);
-	CHECK(st == BS_OK && (flags_of(s) & BS_AGG_STATE_FIXED) && (flags_of(s) & BS_AGG_STATE_DENSE) && m == opt && k == optk,
-		  "fixed state (5000, 0.01) has the bloom_empty shape: %" PRIu64 " bits, k = %u", m, k);
+	CHECK(st == BS_OK && flags_of(s) == BS_AGG_STATE_FIXED && bs_bloom_agg_state_size(s) == 176 &&
+		  m == opt && k == optk,
+		  "fixed state (5000, 0.01) starts exact (176 bytes) and has the bloom_empty shape: %" PRIu64 " bits, k = %u", m, k);
 	for (i = 0; i < 3000; i++)
 	{
 		(void) bs_bloom_agg_state_add(&s, h[i], &alloc, NULL);
@@ -648,7 +665,7 @@ test_fixed(void)
 		uint32_t	ek;
 
 		bs_bloom_agg_state_new_fixed(1, 0.5, BS_FAMILY_NONE, 0, &alloc, &e, &err);
-		bs_bloom_agg_state_result_shape(e, &em, &ek);
+		bs_bloom_agg_state_result_shape(e, &em, &ek, NULL);
 		CHECK(em == 2 && ek == 1, "fixed state (1, 0.5) has 2 bits, k = 1 like bloom_empty(1, 0.5) (got %" PRIu64 ", %u)", em, ek);
 	}
 	CHECK(bs_bloom_agg_state_new_fixed(0, 0.01, 0, 0, &alloc, &s, &err) == BS_ERR_PARAM &&
@@ -957,7 +974,7 @@ test_batches(void)
 		uint8_t    *fa,
 				   *fb;
 
-		bs_bloom_agg_state_result_shape(a, &m, &k);
+		bs_bloom_agg_state_result_shape(a, &m, &k, NULL);
 		bs_cbloom_size(m, 4, &tot, NULL);
 		fa = calloc(1, tot);
 		fb = calloc(1, tot);
@@ -984,8 +1001,8 @@ test_batches(void)
 	ok = bs_load64(a + BS_OFF_P1) == 64 && !bs_bloom_agg_state_batches_pay(a) &&
 		bs_load64(b + BS_OFF_P1) == 128 && bs_bloom_agg_state_batches_pay(b);
 	unit_arena_reset(&the_arena);
-	bs_bloom_agg_state_new_fixed(1000000, 0.01, BS_FAMILY_INTEGER, 0, &alloc, &a, &err);	/* 1.2 MB */
-	bs_bloom_agg_state_new_fixed(2000000, 0.01, BS_FAMILY_INTEGER, 0, &alloc, &b, &err);	/* 2.4 MB */
+	a = fixed_dense(1000000, 0.01);	/* 1.2 MB */
+	b = fixed_dense(2000000, 0.01);	/* 2.4 MB */
 	CHECK(ok && !bs_bloom_agg_state_batches_pay(a) && bs_bloom_agg_state_batches_pay(b),
 		  "batches pay for tables from 1 kB and filters from 2 MB (a %zu-byte filter: no, %zu bytes: yes)",
 		  bs_bloom_agg_state_size(a), bs_bloom_agg_state_size(b));
@@ -1037,7 +1054,7 @@ final_of(const uint8_t *s, size_t *len)
 
 	if (!bs_bloom_agg_state_is_counting(s))
 		return finish(s, len);
-	bs_bloom_agg_state_result_shape(s, &m, &k);
+	bs_bloom_agg_state_result_shape(s, &m, &k, NULL);
 	if (bs_cbloom_size(m, 4, &total, NULL) != BS_OK)
 		exit(2);
 	out = unit_arena_alloc(&the_arena, (size_t) total);
@@ -1238,6 +1255,123 @@ test_packed_check(void)
 	unit_arena_reset(&the_arena);
 }
 
+/*
+ * A fixed state keeps an exact table while the table's 8-byte slots fit in
+ * the classic filter's payload, then turns into the filter; the final filter
+ * is the same, byte for byte, whichever phase it comes from.
+ */
+static void
+test_fixed_exact(void)
+{
+	unit_rng	r = {2300};
+	uint64_t   *h = unit_random_hashes(&r, 200000);
+	uint8_t    *s,
+			   *x,
+			   *y,
+			   *f,
+			   *d,
+			   *p,
+			   *c;
+	size_t		lf,
+				ld,
+				len;
+	bs_error	err;
+	bs_status	st;
+
+	/* 1,000,000 at 1%: 9,585,059 bits, 1,198,133 payload bytes, so at most 131,072 slots (1 MB) */
+	bs_bloom_agg_state_new_fixed(1000000, 0.01, BS_FAMILY_INTEGER, 0, &alloc, &s, NULL);
+	CHECK(flags_of(s) == BS_AGG_STATE_FIXED && bs_bloom_agg_state_size(s) == 176 &&
+		  bs_load64(s + BS_OFF_N) == 1000000 && bs_load32(s + BS_OFF_P2) == 0 && valid_state(s, &err),
+		  "a fixed state of capacity 1,000,000 starts exact: 176 bytes, the capacity in n, 0 hashes in p2");
+	s = add_all(s, h, 98304);
+	s = add_all(s, h, 1000);	/* duplicates change nothing */
+	f = finish(s, &lf);
+	d = direct_filter(1000000, 0.01, BS_FAMILY_INTEGER, h, 98304, &ld);
+	CHECK(!(flags_of(s) & BS_AGG_STATE_DENSE) && bs_load64(s + BS_OFF_P1) == 131072 &&
+		  bs_load32(s + BS_OFF_P2) == 98304 && valid_state(s, &err) && same_bytes(f, lf, d, ld),
+		  "98,304 hashes: still exact in 131,072 slots (3/4 full), valid, and its filter is bloom_empty(1000000, 0.01) holding them");
+	s = add_all(s, h + 98304, 1);
+	f = finish(s, &lf);
+	d = direct_filter(1000000, 0.01, BS_FAMILY_INTEGER, h, 98305, &ld);
+	CHECK(flags_of(s) == (BS_AGG_STATE_FIXED | BS_AGG_STATE_DENSE) &&
+		  bs_bloom_agg_state_size(s) == BS_HEADER_SIZE + 1198133 && valid_state(s, &err) &&
+		  same_bytes(f, lf, d, ld),
+		  "one more turns it into the dense filter (1,198,181 bytes), valid, with the same final bytes");
+
+	/* packed, merged both ways and with itself: the filter of all the hashes */
+	bs_bloom_agg_state_new_fixed(1000000, 0.01, BS_FAMILY_INTEGER, 0, &alloc, &x, NULL);
+	x = add_all(x, h, 40000);
+	p = packed_of(x);
+	len = bs_bloom_agg_state_size(p);
+	CHECK(len == BS_HEADER_SIZE + 40000 * 8 && flags_of(p) == (BS_AGG_STATE_FIXED | BS_AGG_STATE_PACKED) &&
+		  bs_load32(p + BS_OFF_P2) == 40000 && bs_load64(p + BS_OFF_N) == 1000000 && valid_state(p, &err),
+		  "its packed form lists 40,000 hashes in 320,048 bytes and validates (%s)", valid_state(p, &err) ? "" : err.msg);
+	bs_bloom_agg_state_new_fixed(1000000, 0.01, BS_FAMILY_INTEGER, 0, &alloc, &y, NULL);
+	y = add_all(y, h + 40000, 40000);
+	c = copy_state(y);
+	st = bs_bloom_agg_state_merge(&c, p, &alloc, &err);
+	f = finish(c, &lf);
+	d = direct_filter(1000000, 0.01, BS_FAMILY_INTEGER, h, 80000, &ld);
+	CHECK(st == BS_OK && !(flags_of(c) & BS_AGG_STATE_DENSE) && bs_load32(c + BS_OFF_P2) == 80000 &&
+		  same_bytes(f, lf, d, ld),
+		  "exact halves of 40,000 merge into an exact state of 80,000 with the filter of all of them");
+	c = copy_state(p);
+	st = bs_bloom_agg_state_merge(&c, c, &alloc, &err);
+	f = finish(c, &lf);
+	d = direct_filter(1000000, 0.01, BS_FAMILY_INTEGER, h, 40000, &ld);
+	CHECK(st == BS_OK && same_bytes(f, lf, d, ld), "a packed fixed state merged with itself keeps its filter");
+	y = add_all(y, h + 80000, 120000);	/* dense now */
+	c = copy_state(p);
+	st = bs_bloom_agg_state_merge(&c, y, &alloc, &err);
+	f = finish(c, &lf);
+	d = direct_filter(1000000, 0.01, BS_FAMILY_INTEGER, h, 200000, &ld);
+	CHECK(st == BS_OK && (flags_of(y) & BS_AGG_STATE_DENSE) && (flags_of(c) & BS_AGG_STATE_DENSE) &&
+		  same_bytes(f, lf, d, ld), "exact <- dense: dense, the filter of all 200,000 hashes");
+	st = bs_bloom_agg_state_merge(&y, p, &alloc, &err);
+	x = finish(y, &ld);
+	CHECK(st == BS_OK && same_bytes(f, lf, x, ld), "dense <- exact: the same filter as exact <- dense");
+
+	/* targets: another capacity is refused, naming both */
+	bs_bloom_agg_state_new_fixed(999999, 0.01, BS_FAMILY_INTEGER, 0, &alloc, &c, NULL);
+	x = copy_state(p);
+	st = bs_bloom_agg_state_merge(&x, c, &alloc, &err);
+	CHECK(st == BS_ERR_SHAPE && strstr(err.msg, "capacity 1000000 (classic, seed 0)") &&
+		  strstr(err.msg, "capacity 999999 (classic, seed 0)"),
+		  "exact fixed states of capacities 1,000,000 and 999,999 do not merge: %s", err.msg);
+
+	/* where the exact phase applies: a 120-byte filter is dense from the start */
+	bs_bloom_agg_state_new_fixed(100, 0.01, BS_FAMILY_INTEGER, 0, &alloc, &c, NULL);
+	bs_bloom_agg_state_new_fixed(107, 0.01, BS_FAMILY_INTEGER, 0, &alloc, &x, NULL);
+	CHECK(flags_of(c) == (BS_AGG_STATE_FIXED | BS_AGG_STATE_DENSE) && flags_of(x) == BS_AGG_STATE_FIXED,
+		  "capacity 100 (a 120-byte filter) starts dense, 107 (129 bytes) exact");
+
+	/* refusals */
+	x = copy_state(s = add_all(x, h, 10));
+	bs_store64(x + BS_OFF_N, 0);
+	CHECK(bs_validate(x, bs_bloom_agg_state_size(x), BS_KIND_BLOOM_AGG_STATE, false, NULL, &err) == BS_ERR_FORMAT &&
+		  strstr(err.msg, "invalid capacity 0"), "capacity 0: BS_ERR_FORMAT (%s)", err.msg);
+	bs_store64(x + BS_OFF_N, 100);
+	CHECK(bs_validate(x, bs_bloom_agg_state_size(x), BS_KIND_BLOOM_AGG_STATE, false, NULL, &err) == BS_ERR_FORMAT &&
+		  strstr(err.msg, "must be dense"), "an exact state of capacity 100: BS_ERR_FORMAT (%s)", err.msg);
+	bs_store64(x + BS_OFF_N, 107);
+	bs_store32(x + BS_OFF_P2, 11);
+	CHECK(bs_validate(x, bs_bloom_agg_state_size(x), BS_KIND_BLOOM_AGG_STATE, true, NULL, &err) == BS_ERR_FORMAT &&
+		  strstr(err.msg, "counts 11 hashes but its table holds 10"), "a count in p2 that is not the table's: BS_ERR_FORMAT (%s)", err.msg);
+	bs_store32(x + BS_OFF_P2, 10);
+	CHECK(valid_state(x, &err), "restored, it validates");
+	bs_bloom_agg_state_new_fixed(1000000, 0.01, BS_FAMILY_INTEGER, 0, &alloc, &c, NULL);
+	c = add_all(c, h, 98304);
+	bs_store64(c + BS_OFF_N, 800000);	/* at most 65,536 slots */
+	CHECK(bs_validate(c, bs_bloom_agg_state_size(c), BS_KIND_BLOOM_AGG_STATE, false, NULL, &err) == BS_ERR_FORMAT &&
+		  strstr(err.msg, "has 131072 slots, more than its table of at most 65536"),
+		  "a table larger than its capacity's filter: BS_ERR_FORMAT (%s)", err.msg);
+	bs_store32(x + BS_OFF_P3, BS_AGG_STATE_FIXED | BS_AGG_STATE_COUNTED);
+	CHECK(bs_validate(x, bs_bloom_agg_state_size(x), BS_KIND_BLOOM_AGG_STATE, false, NULL, &err) == BS_ERR_FORMAT &&
+		  strstr(err.msg, "cannot have a fixed capacity"), "fixed and counting: BS_ERR_FORMAT (%s)", err.msg);
+	free(h);
+	unit_arena_reset(&the_arena);
+}
+
 int
 main(void)
 {
@@ -1252,6 +1386,7 @@ main(void)
 	test_batches();
 	test_packed();
 	test_packed_check();
+	test_fixed_exact();
 	free(the_arena.ptr);
 	return unit_done("bloom_agg_state");
 }

@@ -1597,7 +1597,7 @@ finish_counting(const uint8_t *s, uint32_t bits, size_t *len)
 	uint32_t	k;
 	uint8_t    *out;
 
-	bs_bloom_agg_state_result_shape(s, &m, &k);
+	bs_bloom_agg_state_result_shape(s, &m, &k, NULL);
 	*len = cb_total(m, bits);
 	out = unit_arena_alloc(&the_arena, *len);
 	memset(out, 0xa5, *len);
@@ -1701,7 +1701,7 @@ test_agg_state_direct(void)
 		}
 		if (bs_validate(s, bs_bloom_agg_state_size(s), BS_KIND_BLOOM_AGG_STATE, true, NULL, NULL) != BS_OK)
 			bad_valid++;
-		bs_bloom_agg_state_result_shape(s, &m, &k);
+		bs_bloom_agg_state_result_shape(s, &m, &k, NULL);
 		snprintf(list + strlen(list), sizeof(list) - strlen(list), " %zu distinct/%zu adds: m=%" PRIu64 " k=%u;",
 				 cases[ci].nd, ns, m, k);
 		for (bits = 4; bits <= 8; bits += 4)
@@ -1734,7 +1734,7 @@ test_agg_state_direct(void)
 				if (bs_bloom_agg_state_new_auto(0.01, BS_FAMILY_INTEGER, 0, &alloc, &plain, NULL) != BS_OK)
 					exit(2);
 				plain = sadd_all(plain, stream, ns, NULL);
-				bs_bloom_agg_state_result_shape(plain, &pm, &pk);
+				bs_bloom_agg_state_result_shape(plain, &pm, &pk, NULL);
 				if (memcmp(b1, b2, (size_t) blen) != 0 || pm != m || pk != k)
 					bad_bloom++;
 				else
@@ -2153,7 +2153,7 @@ test_agg_state_fuzz(void)
 				continue;
 			}
 			sl = bs_load64(c + BS_OFF_P1);
-			bs_bloom_agg_state_result_shape(c, &m, &k);
+			bs_bloom_agg_state_result_shape(c, &m, &k, NULL);
 			for (bits = 4; bits <= 8; bits += 4)
 			{
 				size_t		flen;

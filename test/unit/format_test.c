@@ -713,7 +713,7 @@ finish_and_check(const uint8_t *s, const uint64_t *added, int nadded, fuzz_stats
 	int			i;
 	bs_bloom	b;
 
-	bs_bloom_agg_state_result_shape(s, &m, &k);
+	bs_bloom_agg_state_result_shape(s, &m, &k, NULL);
 	if (bs_bloom_size(m, &total, NULL) != BS_OK ||
 		bs_bloom_check_layout_shape(m, k, bs_bloom_agg_state_layout(s), NULL) != BS_OK)
 	{

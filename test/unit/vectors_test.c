@@ -900,7 +900,7 @@ build(const record *r, int kind, uint8_t family, const op *ops, int nops,
 			*outlen = bs_bloom_agg_state_size(s);
 			return s;
 		}
-		bs_bloom_agg_state_result_shape(s, &m, &k);
+		bs_bloom_agg_state_result_shape(s, &m, &k, NULL);
 		if (counting)
 		{
 			TRY(bs_cbloom_size(m, BS_CBLOOM_DEFAULT_BITS, &total, &err));
@@ -1107,7 +1107,7 @@ holds_keys(int kind, uint8_t *buf, size_t len, const op *ops, int nops,
 
 		/* the filter the state finishes to */
 		bs_header_read(buf, &h);
-		bs_bloom_agg_state_result_shape(buf, &m, &k);
+		bs_bloom_agg_state_result_shape(buf, &m, &k, NULL);
 		if (h.p3 & BS_AGG_STATE_COUNTED)
 		{
 			f = a->alloc(a->ctx, BS_HEADER_SIZE + (size_t) m);

@@ -176,19 +176,17 @@ expanded_flatten_into(ExpandedObjectHeader *eohptr, void *result, Size allocated
 	SET_VARSIZE(result, size);
 }
 
-/* Our expanded state behind datum d, read-write or read-only, or NULL. */
+/* Our expanded state behind datum d, read-write (or, unless rw_only, read-only), or NULL. */
 static bs_bloom_agg_expanded *
-expanded_of(Datum d)
+expanded_of(Datum d, bool rw_only)
 {
-	return (bs_bloom_agg_expanded *) bs_expanded_of(d, &expanded_methods);
+	return (bs_bloom_agg_expanded *) bs_expanded_of(d, &expanded_methods, rw_only);
 }
 
 bs_bloom_agg_expanded *
 bs_bloom_agg_state_rw(FunctionCallInfo fcinfo, int argno)
 {
-	Datum		d = PG_GETARG_DATUM(argno);
-
-	return VARATT_IS_EXTERNAL_EXPANDED_RW(DatumGetPointer(d)) ? expanded_of(d) : NULL;
+	return expanded_of(PG_GETARG_DATUM(argno), true);
 }
 
 uint8_t *
@@ -299,7 +297,7 @@ bs_bloom_agg_state_merge_into(FunctionCallInfo fcinfo, const uint8_t *src)
 void
 bs_bloom_agg_state_arg(FunctionCallInfo fcinfo, int argno, bs_sketch_ref *ref)
 {
-	bs_bloom_agg_expanded *expanded = expanded_of(PG_GETARG_DATUM(argno));
+	bs_bloom_agg_expanded *expanded = expanded_of(PG_GETARG_DATUM(argno), false);
 
 	if (expanded == NULL)
 	{

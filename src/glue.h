@@ -353,13 +353,16 @@ bs_require_agg_context(FunctionCallInfo fcinfo, const char *name)
 extern uint8_t *bs_state_arg(FunctionCallInfo fcinfo, int argno, bs_kind kind);
 
 /*
- * The expanded object behind datum d, read-write or read-only, if it is one
- * with these methods (one of our states), else NULL (sketch_io.c).
+ * The expanded object behind datum d, read-write (or, unless rw_only,
+ * read-only), if it is one with these methods (one of our states), else
+ * NULL (sketch_io.c).  A transition function asks for rw_only on every row:
+ * one test of the pointer and one of the methods.
  */
 struct ExpandedObjectHeader;
 struct ExpandedObjectMethods;
 extern struct ExpandedObjectHeader *bs_expanded_of(Datum d,
-												   const struct ExpandedObjectMethods *methods);
+												   const struct ExpandedObjectMethods *methods,
+												   bool rw_only);
 
 /* --- bloom_agg_state as an expanded object (bloom_agg_expanded.c) --- */
 

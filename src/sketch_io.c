@@ -175,11 +175,12 @@ bs_not_agg_context_error(const char *name)
 }
 
 struct ExpandedObjectHeader *
-bs_expanded_of(Datum d, const struct ExpandedObjectMethods *methods)
+bs_expanded_of(Datum d, const struct ExpandedObjectMethods *methods, bool rw_only)
 {
 	ExpandedObjectHeader *eoh;
 
-	if (!VARATT_IS_EXTERNAL_EXPANDED(DatumGetPointer(d)))
+	if (rw_only ? !VARATT_IS_EXTERNAL_EXPANDED_RW(DatumGetPointer(d)) :
+		!VARATT_IS_EXTERNAL_EXPANDED(DatumGetPointer(d)))
 		return NULL;
 	eoh = DatumGetEOHP(d);
 	return eoh->eoh_methods == methods ? eoh : NULL;

@@ -80,26 +80,23 @@ expanded_flatten_into(ExpandedObjectHeader *eohptr, void *result, Size allocated
 	bs_topk_state_write_into(&expanded->st, &scratch, BS_DATA(result));
 }
 
-/* Our expanded state behind datum d, read-write or read-only, or NULL. */
+/* Our expanded state behind datum d, read-write (or, unless rw_only, read-only), or NULL. */
 static bs_topk_expanded *
-expanded_of(Datum d)
+expanded_of(Datum d, bool rw_only)
 {
-	return (bs_topk_expanded *) bs_expanded_of(d, &expanded_methods);
+	return (bs_topk_expanded *) bs_expanded_of(d, &expanded_methods, rw_only);
 }
 
 bs_topk_expanded *
 bs_topk_state_rw(FunctionCallInfo fcinfo, int argno)
 {
-	Datum		d = PG_GETARG_DATUM(argno);
-
-	return !PG_ARGISNULL(argno) && VARATT_IS_EXTERNAL_EXPANDED_RW(DatumGetPointer(d))
-		? expanded_of(d) : NULL;
+	return PG_ARGISNULL(argno) ? NULL : expanded_of(PG_GETARG_DATUM(argno), true);
 }
 
 bs_topk_expanded *
 bs_topk_state_of(FunctionCallInfo fcinfo, int argno)
 {
-	return PG_ARGISNULL(argno) ? NULL : expanded_of(PG_GETARG_DATUM(argno));
+	return PG_ARGISNULL(argno) ? NULL : expanded_of(PG_GETARG_DATUM(argno), false);
 }
 
 bs_topk_state *

@@ -30,6 +30,12 @@ uint64_t	bs_popcount(const uint8_t *bytes, uint64_t nbytes);
  */
 void		bs_radix_sort22(uint64_t *v, uint64_t *tmp, size_t n, unsigned shift);
 
+/*
+ * The same for 32-bit values: a filter's bit positions (m is below 2^32),
+ * half the bytes to read and write in each pass.
+ */
+void		bs_radix_sort22_32(uint32_t *v, uint32_t *tmp, size_t n, unsigned shift);
+
 /* Index of the lowest set bit of w != 0. */
 static inline unsigned
 bs_lowest_bit(uint64_t w)

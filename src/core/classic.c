@@ -220,6 +220,8 @@ bit_length(uint64_t x)
 	return b;
 }
 
+_Static_assert(BS_BLOOM_MAX_BITS <= (UINT64_C(1) << 32), "bit positions must fit in 32 bits");
+
 void
 bs_bloom_add_sorted(uint8_t *bits, uint64_t m, uint32_t k, const uint64_t *h, size_t n,
 					uint64_t *scratch, size_t scratch_words)
@@ -228,6 +230,8 @@ bs_bloom_add_sorted(uint8_t *bits, uint64_t m, uint32_t k, const uint64_t *h, si
 				i = 0;
 	unsigned	len = bit_length(m - 1),
 				shift = len > BS_RADIX_SORT_BITS ? len - BS_RADIX_SORT_BITS : 0;
+	/* positions are below m <= BS_BLOOM_MAX_BITS < 2^32: sorted as 32-bit values */
+	uint32_t   *pos = (uint32_t *) scratch;
 
 	if (chunk == 0)
 	{
@@ -244,10 +248,10 @@ bs_bloom_add_sorted(uint8_t *bits, uint64_t m, uint32_t k, const uint64_t *h, si
 
 		for (j = 0; j < c; j++)
 			for (p = 0; p < k; p++)
-				scratch[np++] = bs_probe(h[i + j], p, m);
-		bs_radix_sort22(scratch, scratch + np, np, shift);
+				pos[np++] = (uint32_t) bs_probe(h[i + j], p, m);
+		bs_radix_sort22_32(pos, pos + np, np, shift);
 		for (j = 0; j < np; j++)
-			bits[scratch[j] >> 3] |= (uint8_t) (1u << (scratch[j] & 7));
+			bits[pos[j] >> 3] |= (uint8_t) (1u << (pos[j] & 7));
 		i += c;
 	}
 }

@@ -1353,6 +1353,9 @@ test_fixed_exact(void)
 	bs_store64(x + BS_OFF_N, 100);
 	CHECK(bs_validate(x, bs_bloom_agg_state_size(x), BS_KIND_BLOOM_AGG_STATE, false, NULL, &err) == BS_ERR_FORMAT &&
 		  strstr(err.msg, "must be dense"), "an exact state of capacity 100: BS_ERR_FORMAT (%s)", err.msg);
+	bs_store64(x + BS_OFF_N, UINT64_C(1) << 53);
+	CHECK(bs_validate(x, bs_bloom_agg_state_size(x), BS_KIND_BLOOM_AGG_STATE, false, NULL, &err) == BS_ERR_FORMAT &&
+		  strstr(err.msg, "has no classic filter"), "a capacity of 2^53, whose filter cannot exist: BS_ERR_FORMAT (%s)", err.msg);
 	bs_store64(x + BS_OFF_N, 107);
 	bs_store32(x + BS_OFF_P2, 11);
 	CHECK(bs_validate(x, bs_bloom_agg_state_size(x), BS_KIND_BLOOM_AGG_STATE, true, NULL, &err) == BS_ERR_FORMAT &&

@@ -791,7 +791,12 @@ bs_bloom_agg_state_batch_scratch(const uint8_t *s, size_t n)
 
 	if (v.dense)
 		return (size_t) (2 * dense_positions(v.size));
-	/* only a full-sized auto table may turn dense during the batch */
+	/*
+	 * Scratch to sort the dense phase's positions is only worth keeping for
+	 * a full-sized table, whose dense state is tens of MB; a fixed table
+	 * that turns into its (smaller) filter in a batch adds the rest with
+	 * what the batch has.
+	 */
 	if (v.counting || v.size < BS_AGG_STATE_MAX_SLOTS)
 		return n;
 	bs_layout_foldable_shape(v.layout, DENSE_CAPACITY, v.fpr, &M, &k);

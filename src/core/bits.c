@@ -20,6 +20,25 @@ bs_popcount(const uint8_t *bytes, uint64_t nbytes)
 	return count;
 }
 
+void
+bs_or_bytes(uint8_t *dst, const uint8_t *src, uint64_t nbytes)
+{
+	uint64_t	i = 0;
+
+	for (; i + 8 <= nbytes; i += 8)
+	{
+		uint64_t	a,
+					b;
+
+		memcpy(&a, dst + i, 8);
+		memcpy(&b, src + i, 8);
+		a |= b;
+		memcpy(dst + i, &a, 8);
+	}
+	for (; i < nbytes; i++)
+		dst[i] |= src[i];
+}
+
 #define RADIX_BITS (BS_RADIX_SORT_BITS / 2)
 #define RADIX (1u << RADIX_BITS)
 

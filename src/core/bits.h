@@ -1,7 +1,7 @@
 /*
  * bits.h: bit arrays as the Bloom filters store them: bit j is bit (j mod 8)
  * of byte j / 8 (doc/format.md), and the bytes they take; counting set bits;
- * sorting bit positions (or hashes) by their top bits.
+ * OR-ing arrays; sorting bit positions (or hashes) by their top bits.
  * The lowest layer of the Bloom filter (doc/architecture.md, section 2).
  */
 #ifndef BS_BITS_H
@@ -19,6 +19,9 @@ bs_bloom_payload_bytes(uint64_t m)
 
 /* Set bits in bytes[0 .. nbytes). */
 uint64_t	bs_popcount(const uint8_t *bytes, uint64_t nbytes);
+
+/* dst[i] |= src[i] for i < nbytes (a union of filters), a word at a time. */
+void		bs_or_bytes(uint8_t *dst, const uint8_t *src, uint64_t nbytes);
 
 /* The bits bs_radix_sort22 sorts by. */
 #define BS_RADIX_SORT_BITS 22

@@ -67,11 +67,7 @@ bs_bloom_check_mergeable(const bs_bloom *a, const bs_bloom *b, bs_error *err)
 void
 bs_bloom_or(bs_bloom *dst, const bs_bloom *src)
 {
-	uint64_t	i,
-				nbytes = bs_bloom_payload_bytes(dst->m);
-
-	for (i = 0; i < nbytes; i++)
-		dst->bits[i] |= src->bits[i];
+	bs_or_bytes(dst->bits, src->bits, bs_bloom_payload_bytes(dst->m));
 	dst->family = bs_family_join(dst->family, src->family);
 	dst->buf[BS_OFF_FAMILY] = dst->family;
 }

@@ -960,9 +960,6 @@ bs_bloom_agg_state_merge(uint8_t **dstp, const uint8_t *src, const bs_allocator 
 
 	if (sv.dense)
 	{
-		uint64_t	i,
-					nbytes;
-
 		if (!dv.dense)
 		{
 			uint8_t    *d = to_dense(dst, a, &st, err);
@@ -981,9 +978,7 @@ bs_bloom_agg_state_merge(uint8_t **dstp, const uint8_t *src, const bs_allocator 
 			dst = d;
 			dv = view_of(dst);
 		}
-		nbytes = bs_bloom_payload_bytes(dv.size);
-		for (i = 0; i < nbytes; i++)
-			dst[BS_HEADER_SIZE + i] |= src[BS_HEADER_SIZE + i];
+		bs_or_bytes(dst + BS_HEADER_SIZE, src + BS_HEADER_SIZE, bs_bloom_payload_bytes(dv.size));
 	}
 	else
 	{

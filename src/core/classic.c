@@ -157,32 +157,85 @@ bs_bloom_fpr_from_fill(uint64_t m, uint32_t k, uint64_t bits_set)
  * p / f is a multiply by ceil(2^64 / f) kept in the high word (bs_reduce):
  * exact, because p < 2^36 and f < 2^20 keep its error p / 2^64 below 1/f.
  */
+/*
+ * Fold factors up to FOLD_TABLE_MAX go an output byte at a time: its 8 f
+ * source bits are f whole source bytes, and table[r][v] is what the r-th of
+ * them, of value v, sets in it (source bit 8 r + i goes to output bit
+ * (8 r + i) / f).  That is a lookup per source byte where walking the set
+ * bits costs a division per bit; a dense bloom_agg state folds by more only
+ * when it holds under a sixteenth of its capacity, so its bits are sparse.
+ */
+#define FOLD_TABLE_MAX 16
+
+/* Source bits [from, to) onto dst, one set bit at a time (inv: ~2^64 / f). */
+static void
+fold_set_bits(const uint8_t *src, uint64_t from, uint64_t to, uint64_t f, uint8_t *dst)
+{
+	uint64_t	inv = f > 1 ? UINT64_MAX / f + 1 : 0,
+				p;
+
+	for (p = from; p < to;)
+	{
+		uint64_t	i = p >> 3,
+					w = 0,
+					j;
+
+		/* the (up to) 8 bytes from p's byte, without bits below p or from to on */
+		for (j = 0; j < 8 && i * 8 + j * 8 < to; j++)
+			w |= (uint64_t) src[i + j] << (8 * j);
+		w &= UINT64_MAX << (p & 7);
+		if (to - i * 8 < 64)
+			w &= (UINT64_C(1) << (to - i * 8)) - 1;
+		while (w != 0)
+		{
+			uint64_t	b = i * 8 + bs_lowest_bit(w),
+						t = f > 1 ? bs_reduce(b, inv) : b;
+
+			w &= w - 1;
+			dst[t >> 3] |= (uint8_t) (1u << (t & 7));
+		}
+		p = i * 8 + 64;
+	}
+}
+
 void
 bs_bloom_fold(const uint8_t *src, uint64_t M, uint64_t f, uint8_t *dst)
 {
 	uint64_t	mm = M / f,
-				nbytes = bs_bloom_payload_bytes(M),
-				inv = f > 1 ? UINT64_MAX / f + 1 : 0,
+				full = mm / 8,
+				o;
+	uint8_t		table[FOLD_TABLE_MAX][256];
+	unsigned	r,
+				v,
 				i;
 
 	memset(dst, 0, bs_bloom_payload_bytes(mm));
-	for (i = 0; i < nbytes; i += 8)
+	/* bits past mm f (M - M % f) have no place */
+	if (f > FOLD_TABLE_MAX)
 	{
-		uint64_t	w = 0,
-					j;
-
-		for (j = 0; j < 8 && i + j < nbytes; j++)
-			w |= (uint64_t) src[i + j] << (8 * j);
-		while (w != 0)
-		{
-			uint64_t	p = i * 8 + bs_lowest_bit(w),
-						t = f > 1 ? bs_reduce(p, inv) : p;
-
-			w &= w - 1;
-			if (t < mm)			/* bits past M - M % f have no place */
-				dst[t >> 3] |= (uint8_t) (1u << (t & 7));
-		}
+		fold_set_bits(src, 0, mm * f, f, dst);
+		return;
 	}
+	for (r = 0; r < f; r++)
+		for (v = 0; v < 256; v++)
+		{
+			unsigned	t = 0;
+
+			for (i = 0; i < 8; i++)
+				if (v & (1u << i))
+					t |= 1u << ((8 * r + i) / f);
+			table[r][v] = (uint8_t) t;
+		}
+	for (o = 0; o < full; o++)
+	{
+		const uint8_t *s = src + o * f;
+		unsigned	acc = 0;
+
+		for (r = 0; r < f; r++)
+			acc |= table[r][s[r]];
+		dst[o] = (uint8_t) acc;
+	}
+	fold_set_bits(src, full * 8 * f, mm * f, f, dst);
 }
 
 uint32_t

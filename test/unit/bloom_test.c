@@ -566,6 +566,33 @@ test_fold(void)
 	free(h);
 }
 
+/* bs_or_bytes (the union of filters, a word at a time) is a byte-wise OR for every length and offset. */
+static void
+test_or_bytes(void)
+{
+	uint8_t		a[80],
+				b[80],
+				want[80];
+	int			bad = 0;
+	size_t		off,
+				len,
+				i;
+
+	for (off = 0; off < 8; off++)
+		for (len = 0; len + off <= 72; len++)
+		{
+			for (i = 0; i < sizeof(a); i++)
+			{
+				a[i] = (uint8_t) (i * 37 + len);
+				b[i] = (uint8_t) (i * 101 + off);
+				want[i] = (uint8_t) (i >= off && i < off + len ? a[i] | b[i] : a[i]);
+			}
+			bs_or_bytes(a + off, b + off, len);
+			bad += memcmp(a, want, sizeof(a)) != 0;
+		}
+	CHECK(bad == 0, "bs_or_bytes ORs exactly the bytes asked for, for lengths 0 to 72 at offsets 0 to 7 (%d wrong)", bad);
+}
+
 /* Messages print a double so that it reads back as itself (bs_num). */
 static void
 test_number_text(void)
@@ -594,6 +621,7 @@ main(void)
 	test_fpr_small_vs_exact();
 	test_merges();
 	test_fold();
+	test_or_bytes();
 	test_number_text();
 	return unit_done("bloom");
 }

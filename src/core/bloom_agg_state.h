@@ -150,9 +150,9 @@ bool		bs_bloom_agg_state_is_counting(const uint8_t *state);
  *   dense phase   the k bit positions of every hash, by their top bits, then
  *                 the bits are set in address order the same way.
  *
- * A batch holds about one hash per two cache lines (exact) or one position
- * per cache line (dense) of the state, so a batch touches the lines of the
- * state about once each.
+ * A batch holds about one hash per two cache lines (exact), two positions
+ * per cache line (dense, classic) or one hash per line (dense, blocked) of
+ * the state, so a batch touches the lines of the state once or twice each.
  * The state ends up holding the same hashes (exact) or the same bits (dense)
  * as with bs_bloom_agg_state_add() in any order, so the final filter is the same,
  * byte for byte.  The batch is not part of the state's format: whoever keeps

@@ -279,11 +279,14 @@ void
 bs_bloom_add_sorted(uint8_t *bits, uint64_t m, uint32_t k, const uint64_t *h, size_t n,
 					uint64_t *scratch, size_t scratch_words)
 {
-	size_t		chunk = scratch_words / 2 / k,
+	/*
+	 * Positions are below m <= BS_BLOOM_MAX_BITS < 2^32: sorted as 32-bit
+	 * values, so a position and its sorting copy take one word of scratch.
+	 */
+	size_t		chunk = scratch_words / k,
 				i = 0;
 	unsigned	len = bit_length(m - 1),
 				shift = len > BS_RADIX_SORT_BITS ? len - BS_RADIX_SORT_BITS : 0;
-	/* positions are below m <= BS_BLOOM_MAX_BITS < 2^32: sorted as 32-bit values */
 	uint32_t   *pos = (uint32_t *) scratch;
 
 	if (chunk == 0)

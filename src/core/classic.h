@@ -110,8 +110,9 @@ uint64_t	bs_bloom_foldable_bits(double n, double p, uint32_t k);
 
 /*
  * Set the k bits of each of h[0..n) in address order: the positions of up
- * to scratch_words / 2 of them at once are sorted by their top bits first
- * (hash by hash without scratch).  Worth it from about
+ * to scratch_words / k of them at once are sorted by their top bits first
+ * (a 32-bit position and its sorting copy per word; hash by hash with less
+ * scratch than one hash's positions take).  Worth it from about
  * BS_BLOOM_BATCH_MIN_BYTES of filter (bloom_agg_state.h).
  */
 #define BS_BLOOM_BATCH_MIN_BYTES (2 * 1024 * 1024)

@@ -1371,6 +1371,49 @@ test_fixed_exact(void)
 	bs_store32(x + BS_OFF_P3, BS_AGG_STATE_FIXED | BS_AGG_STATE_COUNTED);
 	CHECK(bs_validate(x, bs_bloom_agg_state_size(x), BS_KIND_BLOOM_AGG_STATE, false, NULL, &err) == BS_ERR_FORMAT &&
 		  strstr(err.msg, "cannot have a fixed capacity"), "fixed and counting: BS_ERR_FORMAT (%s)", err.msg);
+
+	/*
+	 * A state whose capacity has no filter fails where it turns dense, and
+	 * keeps what it held.  Unreachable from SQL (the aggregate sizes the
+	 * filter before its first row, and input is validated), so only here.
+	 */
+	{
+		uint8_t    *one,
+				   *before;
+		uint64_t	batch[2] = {h[11], h[12]},
+					scratch[64];
+		bs_status	s1,
+					s2,
+					s3;
+
+		x = copy_state(s);		/* 10 hashes in 16 slots: the 13th turns it dense */
+		bs_store64(x + BS_OFF_N, UINT64_C(1) << 53);
+		s1 = bs_bloom_agg_state_add(&x, h[10], &alloc, &err);
+		before = x;
+		one = copy_state(x);
+		err.msg[0] = '\0';
+		s2 = bs_bloom_agg_state_add_batch(&x, batch, 2, scratch, 64, &alloc, &err);
+		CHECK(s1 == BS_OK && s2 != BS_OK && err.msg[0] != '\0' && x == before &&
+			  bs_load32(x + BS_OFF_P2) == 12 && flags_of(x) == BS_AGG_STATE_FIXED,
+			  "capacity 2^53: the 13th hash of a batch cannot turn it into a filter: %s (status %d), 12 hashes still held, exact",
+			  err.msg, (int) s2);
+		x = copy_state(one);
+		err.msg[0] = '\0';
+		s3 = bs_bloom_agg_state_add(&x, h[12], &alloc, &err);
+		CHECK(s3 == BS_OK && bs_load32(x + BS_OFF_P2) == 12 && flags_of(x) == BS_AGG_STATE_FIXED,
+			  "the same one hash at a time: the 12th goes in, then ...");
+		s3 = bs_bloom_agg_state_add(&x, h[13], &alloc, &err);
+		CHECK(s3 == s2 && flags_of(x) == BS_AGG_STATE_FIXED && bs_load32(x + BS_OFF_P2) == 12,
+			  "... the 13th fails the same way (%s) and the state keeps its 12 hashes", err.msg);
+		bs_bloom_agg_state_new_fixed(107, 0.01, BS_FAMILY_INTEGER, 0, &alloc, &c, NULL);
+		c = add_all(c, h + 100, 10);
+		bs_store64(c + BS_OFF_N, UINT64_C(1) << 53);
+		x = copy_state(one);
+		err.msg[0] = '\0';
+		s3 = bs_bloom_agg_state_merge(&x, c, &alloc, &err);
+		CHECK(s3 == s2 && err.msg[0] != '\0' && !(flags_of(x) & BS_AGG_STATE_DENSE),
+			  "merging 10 new hashes into its 11 fails the same way, and it stays exact (%s)", err.msg);
+	}
 	free(h);
 	unit_arena_reset(&the_arena);
 }

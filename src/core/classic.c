@@ -152,12 +152,7 @@ bs_bloom_fpr_from_fill(uint64_t m, uint32_t k, uint64_t bits_set)
 }
 
 /*
- * Folding maps bit p of the M-bit filter to bit p / f (bloom_agg_state.h), so the
- * folded filter is made from the set bits alone, a 64-bit word at a time.
- * p / f is a multiply by ceil(2^64 / f) kept in the high word (bs_reduce):
- * exact, because p < 2^36 and f < 2^20 keep its error p / 2^64 below 1/f.
- */
-/*
+ * Folding maps bit p of the M-bit filter to bit p / f (bloom_agg_state.h).
  * Fold factors up to FOLD_TABLE_MAX go an output byte at a time: its 8 f
  * source bits are f whole source bytes, and table[r][v] is what the r-th of
  * them, of value v, sets in it (source bit 8 r + i goes to output bit
@@ -167,7 +162,12 @@ bs_bloom_fpr_from_fill(uint64_t m, uint32_t k, uint64_t bits_set)
  */
 #define FOLD_TABLE_MAX 16
 
-/* Source bits [from, to) onto dst, one set bit at a time (inv: ~2^64 / f). */
+/*
+ * Source bits [from, to) onto dst, from the set bits alone, a 64-bit word at
+ * a time.  p / f is a multiply by ceil(2^64 / f) kept in the high word
+ * (bs_reduce): exact, because p < 2^36 and f < 2^20 keep its error p / 2^64
+ * below 1/f.
+ */
 static void
 fold_set_bits(const uint8_t *src, uint64_t from, uint64_t to, uint64_t f, uint8_t *dst)
 {

@@ -211,6 +211,19 @@ bs_status	bs_bloom_agg_state_merge(uint8_t **dst, const uint8_t *src,
 							 const bs_allocator *a, bs_error *err);
 
 /*
+ * The same, but the hashes that go into a dense filter (dst's, or the one an
+ * exact dst turns into) go in batches, sorted as bs_bloom_agg_state_add_batch
+ * sorts them, in scratch_words words of scratch:
+ * bs_bloom_agg_state_merge_scratch(dst, src) is enough (0: this merge needs
+ * none); less gives the same state, more slowly.  One by one, each hash cost
+ * k cache misses in a filter of tens of MB.
+ */
+size_t		bs_bloom_agg_state_merge_scratch(const uint8_t *dst, const uint8_t *src);
+bs_status	bs_bloom_agg_state_merge_sorted(uint8_t **dst, const uint8_t *src, uint64_t *scratch,
+									size_t scratch_words, const bs_allocator *a,
+									bs_error *err);
+
+/*
  * Shape of the final filter, then the filter itself into bs_bloom_size(m)
  * bytes.  The shape of a fixed state in its exact phase is its capacity's
  * (bs_bloom_shape_for: a search for the blocked layout, which a caller

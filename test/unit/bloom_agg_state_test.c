@@ -610,6 +610,102 @@ test_exact_dense_merge(void)
 	free(h);
 }
 
+static uint8_t *packed_of(const uint8_t *s);
+
+/*
+ * A merge with scratch (bs_bloom_agg_state_merge_sorted) gives the state a
+ * merge without gives, byte for byte, whatever the scratch: the hashes that
+ * go into a dense filter go in sorted batches instead of one by one.
+ */
+static void
+test_merge_sorted(void)
+{
+	unit_rng	r = {1650};
+	const double p = 0.01;		/* a 20 MB dense filter: batches pay */
+	const size_t n = 1300000;
+	uint64_t   *h = unit_random_hashes(&r, n);
+	struct
+	{
+		const char *what;
+		uint8_t    *dst,
+				   *src;
+	}			cases[5];
+	int			c,
+				bad = 0,
+				bad_need = 0,
+				runs = 0;
+	char		list[256] = "";
+
+	h[7] = 0;
+	/* exact 700,000 + exact 700,000 (600,000 shared ... union 1,300,000 crosses the limit) */
+	cases[0].what = "exact + exact past the limit";
+	cases[0].dst = add_all(new_auto(p, BS_FAMILY_INTEGER), h, 700000);
+	cases[0].src = add_all(new_auto(p, BS_FAMILY_INTEGER), h + 600000, 700000);
+	cases[1].what = "dense + exact";
+	cases[1].dst = add_all(new_auto(p, BS_FAMILY_INTEGER), h, 1100000);
+	cases[1].src = add_all(new_auto(p, BS_FAMILY_INTEGER), h + 1000000, 300000);
+	cases[2].what = "exact + dense";
+	cases[2].dst = cases[1].src;
+	cases[2].src = cases[1].dst;
+	/* packed exact into packed exact, the form a parallel worker ships */
+	cases[3].what = "packed exact + packed exact";
+	cases[3].dst = packed_of(cases[0].dst);
+	cases[3].src = packed_of(cases[0].src);
+	/* the blocked layout: its batches are prefetched, not sorted */
+	cases[4].what = "blocked exact + exact past the limit";
+	if (bs_bloom_agg_state_new_auto_layout(p, BS_LAYOUT_BLOCKED, BS_FAMILY_INTEGER, 0, &alloc,
+										   &cases[4].dst, NULL) != BS_OK ||
+		bs_bloom_agg_state_new_auto_layout(p, BS_LAYOUT_BLOCKED, BS_FAMILY_INTEGER, 0, &alloc,
+										   &cases[4].src, NULL) != BS_OK)
+		exit(2);
+	cases[4].dst = add_all(cases[4].dst, h, 700000);
+	cases[4].src = add_all(cases[4].src, h + 600000, 700000);
+	for (c = 0; c < 5; c++)
+	{
+		const uint8_t *src = cases[c].src;
+		size_t		need = bs_bloom_agg_state_merge_scratch(cases[c].dst, src),
+					words[4] = {need, 8, 1000, 1},
+					lw,
+					w;
+		uint8_t    *want = copy_state(cases[c].dst);
+
+		if (need < 1024 || bs_bloom_agg_state_merge(&want, src, &alloc, NULL) != BS_OK)
+		{
+			bad_need++;
+			continue;
+		}
+		lw = bs_bloom_agg_state_size(want);
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), " %s (%zu words);",
+				 cases[c].what, need);
+		for (w = 0; w < 4; w++)
+		{
+			uint8_t    *got = copy_state(cases[c].dst);
+			uint64_t   *scratch = malloc(words[w] * sizeof(uint64_t));
+
+			runs++;
+			if (bs_bloom_agg_state_merge_sorted(&got, src, scratch, words[w], &alloc, NULL) != BS_OK ||
+				!same_bytes(got, bs_bloom_agg_state_size(got), want, lw) ||
+				!(flags_of(got) & BS_AGG_STATE_DENSE))
+				bad++;
+			free(scratch);
+		}
+	}
+	CHECK(bad_need == 0, "a merge that ends in a dense filter of tens of MB asks for scratch:%s", list);
+	CHECK(bad == 0 && runs == 20,
+		  "merges with scratch (what merge_scratch asks, 8, 1000 and 1 words) give the bytes of the merge without, and a dense state (%d of %d differ)",
+		  bad, runs);
+	{
+		uint8_t    *a = add_all(new_auto(p, BS_FAMILY_INTEGER), h, 1000),
+				   *b = add_all(new_auto(p, BS_FAMILY_INTEGER), h + 500, 1000);
+
+		CHECK(bs_bloom_agg_state_merge_scratch(a, b) == 0 &&
+			  bs_bloom_agg_state_merge_scratch(cases[1].src, cases[1].src) == 0,
+			  "merges that stay exact need no scratch");
+	}
+	unit_arena_reset(&the_arena);
+	free(h);
+}
+
 static void
 test_fixed(void)
 {
@@ -1426,6 +1522,7 @@ main(void)
 	test_auto_exact_sizes();
 	test_dense();
 	test_exact_dense_merge();
+	test_merge_sorted();
 	test_fixed();
 	test_merge_errors();
 	test_check();

@@ -196,7 +196,7 @@ SELECT (SELECT cat_combine(s ORDER BY name COLLATE "C") FROM cat_dense WHERE nam
        (SELECT cat_combine(s::text::bloom_agg_state) FROM cat_dense) = f AS all_via_text
 FROM cat_whole;
 -- Two exact states whose union passes the limit: the combine turns dense
--- and adds the rest of the second state's hashes in sorted batches.
+-- and adds the rest of the second state's hashes in prefetched batches.
 SELECT cat_combine(s) = (SELECT f FROM cat_whole) AS exact_exact_dense,
        max(pg_column_size(s)) < 8000000 AS both_exact  -- packed, 5.6 MB; dense, 20 MB
 FROM (SELECT cat_state(x) AS s FROM generate_series(1::bigint, 700000) x

@@ -273,13 +273,7 @@ bs_bloom_agg_state_merge_into(FunctionCallInfo fcinfo, const uint8_t *src)
 	if (expanded == NULL)
 	{
 		/* small: merged in place, or into a new state nodeAgg copies */
-		size_t		words = bs_bloom_agg_state_merge_scratch(dst, src);
-		uint64_t   *scratch = words > 0 ?
-			palloc_extended(words * sizeof(uint64_t), MCXT_ALLOC_HUGE) : NULL;
-
-		BS_TRY(bs_bloom_agg_state_merge_sorted(&dst, src, scratch, words, &bs_palloc_allocator, BS_ERR), 0);
-		if (scratch != NULL)
-			pfree(scratch);
+		BS_TRY(bs_bloom_agg_state_merge(&dst, src, &bs_palloc_allocator, BS_ERR), 0);
 		return PointerGetDatum(BS_VARLENA_OF(dst));
 	}
 	else
@@ -288,11 +282,7 @@ bs_bloom_agg_state_merge_into(FunctionCallInfo fcinfo, const uint8_t *src)
 
 		expanded_flush(expanded);
 		dst = expanded->state;
-		/* the batch is empty: its scratch serves the merge */
-		expanded_reserve(expanded, &expanded->scratch, &expanded->scratch_words,
-						 bs_bloom_agg_state_merge_scratch(dst, src));
-		BS_TRY(bs_bloom_agg_state_merge_sorted(&dst, src, expanded->scratch,
-											   expanded->scratch_words, &a, BS_ERR), 0);
+		BS_TRY(bs_bloom_agg_state_merge(&dst, src, &a, BS_ERR), 0);
 		if (dst != expanded->state)
 		{
 			pfree(BS_VARLENA_OF(expanded->state));

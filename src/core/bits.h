@@ -28,16 +28,21 @@ void		bs_or_bytes(uint8_t *dst, const uint8_t *src, uint64_t nbytes);
 
 /*
  * Sort v[0..n) by bits [shift, shift + 22) of each value, using tmp[0..n):
- * LSD radix, two 11-bit digits, so that a batch of positions (or of hashes)
- * can be written in address order.
+ * LSD radix, two 11-bit digits, so that a batch of hashes walks a table in
+ * address order.
  */
 void		bs_radix_sort22(uint64_t *v, uint64_t *tmp, size_t n, unsigned shift);
 
-/*
- * The same for 32-bit values: a filter's bit positions (m is below 2^32),
- * half the bytes to read and write in each pass.
- */
-void		bs_radix_sort22_32(uint32_t *v, uint32_t *tmp, size_t n, unsigned shift);
+/* A hint that the line at p will be written soon (nothing where unsupported). */
+static inline void
+bs_prefetch_write(const void *p)
+{
+#if defined(__GNUC__) || defined(__clang__)
+	__builtin_prefetch(p, 1, 3);
+#else
+	(void) p;
+#endif
+}
 
 /* Index of the lowest set bit of w != 0. */
 static inline unsigned

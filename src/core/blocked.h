@@ -34,6 +34,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bits.h"
 #include "endian.h"
 #include "hash.h"
 #include "status.h"
@@ -50,17 +51,6 @@
  * hashes may have up to BS_BLOOM_MAX_HASHES.
  */
 #define BS_BLOCKED_MAX_HASHES 20
-
-/* A hint that the line at p will be written soon (nothing where unsupported). */
-static inline void
-bs_prefetch_write(const void *p)
-{
-#if defined(__GNUC__) || defined(__clang__)
-	__builtin_prefetch(p, 1, 3);
-#else
-	(void) p;
-#endif
-}
 
 /* The block of hash h in a filter of m bits, and its first byte. */
 static inline uint64_t

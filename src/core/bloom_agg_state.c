@@ -424,27 +424,26 @@ table_put(uint8_t *s, uint64_t slots, bool counting, uint64_t h, uint32_t count)
 #define FOR_EACH_HASH(s, v, h, body) FOR_EACH_ENTRY(s, v, h, count_unused_, body)
 
 /*
- * Hashes on their way into a dense state's filter: with scratch, gathered
- * at its top and added chunk by chunk by bs_layout_add_batch (which sorts or
- * prefetches their positions in the rest); without scratch, or into a
- * filter too small for batches to pay, one by one.  The bits are the same
- * either way.
+ * Hashes on their way into a dense state's filter, gathered SINK_HASHES at
+ * a time for bs_layout_add_batch (which asks for each hash's lines a few
+ * hashes early), or one by one into a filter too small for batches to pay.
+ * The bits are the same either way.
  */
+#define SINK_HASHES 1024
+
 typedef struct dense_sink
 {
 	uint32_t	layout;
 	uint8_t    *bits;
 	uint64_t	m;
 	uint32_t	k;
-	uint64_t   *scratch;		/* positions sort here */
-	size_t		scratch_words;
-	uint64_t   *hs;				/* chunk hashes gather here */
-	size_t		chunk,
-				n;
+	bool		batched;
+	size_t		n;
+	uint64_t	hs[SINK_HASHES];
 } dense_sink;
 
 static void
-sink_init(dense_sink *k, uint8_t *d, uint64_t *scratch, size_t scratch_words)
+sink_init(dense_sink *k, uint8_t *d)
 {
 	agg_state_view v = view_of(d);
 
@@ -452,46 +451,37 @@ sink_init(dense_sink *k, uint8_t *d, uint64_t *scratch, size_t scratch_words)
 	k->bits = d + BS_HEADER_SIZE;
 	k->m = v.size;
 	k->k = v.k;
+	k->batched = state_size(&v) >= bs_layout_batch_min_bytes(v.layout);
 	k->n = 0;
-	/* a hash and its positions: a word of scratch each (bs_bloom_add_sorted) */
-	k->chunk = state_size(&v) < bs_layout_batch_min_bytes(v.layout) ? 0 :
-		scratch_words / (1 + (size_t) bs_layout_positions_per_key(v.layout, v.k));
-	k->hs = k->chunk > 0 ? scratch + scratch_words - k->chunk : NULL;
-	k->scratch = scratch;
-	k->scratch_words = scratch_words - k->chunk;
 }
 
 static void
 sink_flush(dense_sink *k)
 {
-	if (k->n > 0)
-		bs_layout_add_batch(k->layout, k->bits, k->m, k->k, k->hs, k->n,
-							k->scratch, k->scratch_words);
+	bs_layout_add_batch(k->layout, k->bits, k->m, k->k, k->hs, k->n);
 	k->n = 0;
 }
 
 static inline void
 sink_put(dense_sink *k, uint64_t h)
 {
-	if (k->chunk == 0)
+	if (!k->batched)
 	{
 		bs_layout_add(k->layout, k->bits, k->m, k->k, h);
 		return;
 	}
 	k->hs[k->n++] = h;
-	if (k->n == k->chunk)
+	if (k->n == SINK_HASHES)
 		sink_flush(k);
 }
 
 /*
  * The dense state that the exact state s turns into, or NULL (*st, err set) when
  * a fixed state's capacity has no filter (only a crafted state's: the
- * aggregate sized it before its first row).  The table's hashes go in
- * through a dense_sink over the scratch (none: one by one).
+ * aggregate sized it before its first row).
  */
 static uint8_t *
-to_dense_sorted(const uint8_t *s, const bs_allocator *a, uint64_t *scratch,
-				size_t scratch_words, bs_status *st, bs_error *err)
+to_dense(const uint8_t *s, const bs_allocator *a, bs_status *st, bs_error *err)
 {
 	agg_state_view e = view_of(s);
 	uint64_t	M;
@@ -507,16 +497,10 @@ to_dense_sorted(const uint8_t *s, const bs_allocator *a, uint64_t *scratch,
 	write_header(d, e.family, e.seed, M, k,
 				 BS_AGG_STATE_DENSE | (e.flags & BS_AGG_STATE_FIXED) | layout_flag(e.layout),
 				 e.capacity, e.fpr);
-	sink_init(&sink, d, scratch, scratch_words);
+	sink_init(&sink, d);
 	FOR_EACH_HASH(s, e, h, sink_put(&sink, h));
 	sink_flush(&sink);
 	return d;
-}
-
-static uint8_t *
-to_dense(const uint8_t *s, const bs_allocator *a, bs_status *st, bs_error *err)
-{
-	return to_dense_sorted(s, a, NULL, 0, st, err);
 }
 
 /* The exact state s in a table of twice the slots. */
@@ -766,31 +750,14 @@ bs_bloom_agg_state_add(uint8_t **state, uint64_t h, const bs_allocator *a, bs_er
 
 /* --- batches (bloom_agg_state.h) --- */
 
-#define LINE_BYTES 64
-#define MIN_BATCH 1024
 #define MIN_EXACT_BATCH 256
 #define SMALL_TABLE_SLOTS (UINT64_C(1) << 17)
 #define GROUP_TABLE_SLOTS (UINT64_C(1) << 14)
-/* positions sorted at once in the dense phase: 8 MB of them and their sorting copies at most */
-#define MAX_DENSE_POSITIONS (UINT64_C(1) << 21)
-
 /*
- * Positions one dense batch sorts at once: about two per cache line of the
- * filter.  Setting a sorted batch's bits is a pass over the whole filter, so
- * a batch of one position per line paid a pass per line set; two per line
- * took 9 to 23% less time to add 4M hashes to a 20 MB filter (four or eight
- * per line gained no more).  Each position takes a word of scratch
- * (bs_bloom_add_sorted).
+ * Hashes of a dense batch: its lines are prefetched, not sorted, so the
+ * size only spreads the call over enough hashes (32 kB of them).
  */
-static uint64_t
-dense_positions(uint64_t m)
-{
-	uint64_t	lines = bs_bloom_payload_bytes(m) / LINE_BYTES;
-
-	if (2 * lines < MIN_BATCH)
-		return MIN_BATCH;
-	return 2 * lines > MAX_DENSE_POSITIONS ? MAX_DENSE_POSITIONS : 2 * lines;
-}
+#define DENSE_BATCH 4096
 
 size_t
 bs_bloom_agg_state_batch_hashes(const uint8_t *s)
@@ -799,11 +766,7 @@ bs_bloom_agg_state_batch_hashes(const uint8_t *s)
 	uint64_t	per;
 
 	if (v.dense)
-	{
-		/* blocked batches are prefetched, not sorted: a hash per line will do */
-		per = dense_positions(v.size) / (v.layout == BS_LAYOUT_BLOCKED ? 2 : v.k);
-		return per < 64 ? 64 : (size_t) per;
-	}
+		return DENSE_BATCH;
 	/*
 	 * One hash per line of 8-byte slots; in tables of up to 1 MB, of which a
 	 * GROUP BY keeps one per group, each with its batch, one per two lines,
@@ -831,36 +794,8 @@ bs_bloom_agg_state_batches_pay(const uint8_t *s)
 size_t
 bs_bloom_agg_state_batch_scratch(const uint8_t *s, size_t n)
 {
-	agg_state_view v = view_of(s);
-	uint64_t	dense,
-				M;
-	uint32_t	k;
-
-	if (v.dense)
-		return (size_t) dense_positions(v.size);
-	/*
-	 * Scratch to sort the dense phase's positions is only worth keeping for
-	 * a full-sized table, whose dense state is tens of MB; a fixed table
-	 * that turns into its (smaller) filter in a batch adds the rest with
-	 * what the batch has.
-	 */
-	if (v.counting || v.size < BS_AGG_STATE_MAX_SLOTS)
-		return n;
-	bs_layout_foldable_shape(v.layout, DENSE_CAPACITY, v.fpr, &M, &k);
-	dense = dense_positions(M);
-	return n > dense ? n : (size_t) dense;
-}
-
-/* Does the exact state s (view v) hold hash h? */
-static bool
-holds(const uint8_t *s, const agg_state_view *v, uint64_t h)
-{
-	bool		found;
-
-	if (h == 0)
-		return v->haszero;
-	(void) table_slot(s, v->size, h, &found);
-	return found;
+	/* an exact batch sorts its hashes; a dense one needs none */
+	return view_of(s).dense ? 0 : n;
 }
 
 bs_status
@@ -891,28 +826,15 @@ bs_bloom_agg_state_add_batch(uint8_t **state, uint64_t *h, size_t n, uint64_t *s
 	{
 		uint8_t    *t;
 
-		/* a new hash for a full table: it turns dense (add_count's rule), sorted */
-		if (!v.dense && !v.counting && v.n >= BS_AGG_STATE_EXACT_LIMIT && !holds(s, &v, h[i]))
-		{
-			if ((t = to_dense_sorted(s, a, scratch, scratch_words, &st, err)) == NULL)
-			{
-				replaced(s, caller, a);
-				return st;
-			}
-			replaced(s, caller, a);
-			s = t;
-			v = view_of(s);
-		}
 		if (v.dense)
 		{
 			/*
-			 * The rest go in as a batch of the layout (sorted or prefetched),
-			 * or one by one into a filter too small for batches to pay (a
-			 * fixed state that was a batched table until it turned dense).
+			 * The rest go in as a batch of the layout (prefetched), or one by
+			 * one into a filter too small for batches to pay (a fixed state
+			 * that was a batched table until it turned dense).
 			 */
 			if (state_size(&v) >= bs_layout_batch_min_bytes(v.layout))
-				bs_layout_add_batch(v.layout, s + BS_HEADER_SIZE, v.size, v.k, h + i, n - i,
-									scratch, scratch_words);
+				bs_layout_add_batch(v.layout, s + BS_HEADER_SIZE, v.size, v.k, h + i, n - i);
 			else
 				for (; i < n; i++)
 					bs_layout_add(v.layout, s + BS_HEADER_SIZE, v.size, v.k, h[i]);
@@ -983,40 +905,9 @@ target_error(const agg_state_view *dv, const agg_state_view *sv, bs_error *err)
 				   describe_target(dv, d1, sizeof(d1)), describe_target(sv, d2, sizeof(d2)));
 }
 
-/*
- * The dense filter a merge of src into dst may end in, when it is large
- * enough for batches to pay, or 0: its bits (dense_positions).
- */
-static uint64_t
-merge_dense_bits(const agg_state_view *dv, const agg_state_view *sv)
-{
-	uint64_t	M;
-	uint32_t	k;
-
-	if (dv->dense)
-		M = dv->size;
-	else if (sv->dense)
-		M = sv->size;
-	else if (!dv->fixed && !dv->counting && dv->n + sv->n > BS_AGG_STATE_EXACT_LIMIT)
-		bs_layout_foldable_shape(dv->layout, DENSE_CAPACITY, dv->fpr, &M, &k);
-	else
-		return 0;				/* stays exact, or a fixed state's filter */
-	return bs_bloom_payload_bytes(M) < bs_layout_batch_min_bytes(dv->layout) ? 0 : M;
-}
-
-size_t
-bs_bloom_agg_state_merge_scratch(const uint8_t *dst, const uint8_t *src)
-{
-	agg_state_view dv = view_of(dst),
-				sv = view_of(src);
-	uint64_t	M = merge_dense_bits(&dv, &sv);
-
-	return M == 0 ? 0 : (size_t) dense_positions(M);
-}
-
 bs_status
-bs_bloom_agg_state_merge_sorted(uint8_t **dstp, const uint8_t *src, uint64_t *scratch,
-								size_t scratch_words, const bs_allocator *a, bs_error *err)
+bs_bloom_agg_state_merge(uint8_t **dstp, const uint8_t *src, const bs_allocator *a,
+						 bs_error *err)
 {
 	uint8_t    *dst = *dstp;
 	agg_state_view dv = view_of(dst),
@@ -1040,7 +931,7 @@ bs_bloom_agg_state_merge_sorted(uint8_t **dstp, const uint8_t *src, uint64_t *sc
 	{
 		if (!dv.dense)
 		{
-			uint8_t    *d = to_dense_sorted(dst, a, scratch, scratch_words, &st, err);
+			uint8_t    *d = to_dense(dst, a, &st, err);
 
 			if (d == NULL)
 				return st;
@@ -1066,9 +957,9 @@ bs_bloom_agg_state_merge_sorted(uint8_t **dstp, const uint8_t *src, uint64_t *sc
 		 * come sorted by position and pile into one part of dst's table,
 		 * which has room for them only spread over all of it (two exact
 		 * states of 700,000 took 8 s, not 0.1).  Once dst is dense, the
-		 * rest go in through a dense_sink: one by one, a 20 MB filter took
-		 * a cache miss per position (74% of a merge of two states of
-		 * 700,000 hashes, 0.4 s).
+		 * rest go in through a dense_sink: one by one, each hash's k lines
+		 * of a 20 MB filter were k cache misses in a row (74% of a merge of
+		 * two states of 700,000 hashes, 0.4 s).
 		 */
 		uint64_t	span = 1,
 					step,
@@ -1091,31 +982,14 @@ bs_bloom_agg_state_merge_sorted(uint8_t **dstp, const uint8_t *src, uint64_t *sc
 		{
 			uint64_t	h = i < sv.size ? bs_load64(slots_of(src) + i * 8) : 0;
 
-			if (h == 0)
-				continue;
-			/* a new hash for a full table: it turns dense (add_count's rule), sorted */
-			if (!dv.counting && dv.n >= BS_AGG_STATE_EXACT_LIMIT && !holds(dst, &dv, h))
-			{
-				uint8_t    *d = to_dense_sorted(dst, a, scratch, scratch_words, &st, err);
-
-				if (d == NULL)
-				{
-					replaced(dst, *dstp, a);
-					return st;
-				}
-				replaced(dst, *dstp, a);
-				dst = d;
-				dv = view_of(dst);
-				break;			/* h goes in with the rest */
-			}
-			if (!merge_one(&dst, &dv, *dstp, h,
-						   sv.counting ? counts_of(src, sv.size)[i] : 1, a, &st, err))
+			if (h != 0 && !merge_one(&dst, &dv, *dstp, h,
+									 sv.counting ? counts_of(src, sv.size)[i] : 1, a, &st, err))
 				return st;
 		}
 		if (dv.dense)
 		{
 			/* the rest of src, in the same order (the bits do not depend on it) */
-			sink_init(&sink, dst, scratch, scratch_words);
+			sink_init(&sink, dst);
 			for (; j < span; j++, i = (i + step) & (span - 1))
 				if (i < sv.size)
 				{
@@ -1130,13 +1004,6 @@ bs_bloom_agg_state_merge_sorted(uint8_t **dstp, const uint8_t *src, uint64_t *sc
 	set_family(dst, &dv, family);
 	*dstp = dst;
 	return BS_OK;
-}
-
-bs_status
-bs_bloom_agg_state_merge(uint8_t **dstp, const uint8_t *src, const bs_allocator *a,
-						 bs_error *err)
-{
-	return bs_bloom_agg_state_merge_sorted(dstp, src, NULL, 0, a, err);
 }
 
 /*

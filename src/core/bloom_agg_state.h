@@ -141,18 +141,19 @@ bool		bs_bloom_agg_state_is_counting(const uint8_t *state);
  * (or dense filter) is bigger than the CPU caches, so adding hashes one at a
  * time in arrival order costs a cache miss (and, past a few MB, a TLB miss)
  * per row.  Instead the caller collects bs_bloom_agg_state_batch_hashes() hashes and
- * adds them with bs_bloom_agg_state_add_batch(), which sorts them first:
+ * adds them with bs_bloom_agg_state_add_batch():
  *
- *   exact phase   by their top 22 bits.  A hash's home slot, reduce(h, slots)
- *                 = h >> (64 - log2 slots), grows with h, so sorted hashes
- *                 walk the table from its first slot to its last: each line
- *                 and page is fetched once per batch, in address order.
- *   dense phase   the k bit positions of every hash, by their top bits, then
- *                 the bits are set in address order the same way.
+ *   exact phase   sorted by their top 22 bits.  A hash's home slot,
+ *                 reduce(h, slots) = h >> (64 - log2 slots), grows with h, so
+ *                 sorted hashes walk the table from its first slot to its
+ *                 last: each line and page is fetched once per batch, in
+ *                 address order.  A batch holds about one hash per two
+ *                 cache lines of the table, so it touches each line once or
+ *                 twice.
+ *   dense phase   the lines of each hash are asked for (prefetched) a few
+ *                 hashes before its bits are set, so that many misses are in
+ *                 flight at once (bs_layout_add_batch).
  *
- * A batch holds about one hash per two cache lines (exact), two positions
- * per cache line (dense, classic) or one hash per line (dense, blocked) of
- * the state, so a batch touches the lines of the state once or twice each.
  * The state ends up holding the same hashes (exact) or the same bits (dense)
  * as with bs_bloom_agg_state_add() in any order, so the final filter is the same,
  * byte for byte.  The batch is not part of the state's format: whoever keeps
@@ -168,10 +169,10 @@ size_t		bs_bloom_agg_state_batch_hashes(const uint8_t *state);
  * chunk on the aggregate context's free lists: 133,277 kB for 1,000 groups
  * of 10,000 distinct values, 153,613 kB with a limit of 8 kB and 177,667
  * with 64 kB),
- * or a filter of at least 2 MB.  Setting k bits of a smaller filter, which stays
- * in the L2 and L3 caches, costs less than sorting its k positions: a fixed
- * 1.2 MB filter took 1.13 s for 10M rows hash by hash and 1.19 s in batches,
- * a 4.8 MB one 1.45 s and 1.30 s (doc/performance.md).
+ * or a filter of at least 2 MB (256 kB blocked).  The k bits of a smaller
+ * classic filter, which stays in the L2 and L3 caches, are set as fast one by
+ * one: 1M keys into a 1.2 MB filter took 26-37 ms one by one, 27-34 ms
+ * prefetched (and 47-64 ms sorted, as batches were before 1.5).
  */
 bool		bs_bloom_agg_state_batches_pay(const uint8_t *state);
 
@@ -180,8 +181,9 @@ size_t		bs_bloom_agg_state_batch_scratch(const uint8_t *state, size_t n);
 
 /*
  * Add h[0..n) (reordered in place) using scratch_words words of scratch
- * (bs_bloom_agg_state_batch_scratch(state, n) is enough to sort everything; less
- * still gives the same state, more slowly).  On success *state is the state
+ * (bs_bloom_agg_state_batch_scratch(state, n) is enough to sort an exact
+ * batch; less still gives the same state, more slowly; a dense one needs
+ * none).  On success *state is the state
  * or the new buffer it grew into (intermediate buffers go to a->release when
  * it is set); a counting state that is full is BS_ERR_LIMIT, as in
  * bs_bloom_agg_state_add (*state unchanged).
@@ -209,19 +211,6 @@ uint8_t    *bs_bloom_agg_state_unpack(const uint8_t *state, const bs_allocator *
 /* *dst += src (src unchanged): on success *dst is dst or a new buffer; on error *dst is unchanged. */
 bs_status	bs_bloom_agg_state_merge(uint8_t **dst, const uint8_t *src,
 							 const bs_allocator *a, bs_error *err);
-
-/*
- * The same, but the hashes that go into a dense filter (dst's, or the one an
- * exact dst turns into) go in batches, sorted as bs_bloom_agg_state_add_batch
- * sorts them, in scratch_words words of scratch:
- * bs_bloom_agg_state_merge_scratch(dst, src) is enough (0: this merge needs
- * none); less gives the same state, more slowly.  One by one, each hash cost
- * k cache misses in a filter of tens of MB.
- */
-size_t		bs_bloom_agg_state_merge_scratch(const uint8_t *dst, const uint8_t *src);
-bs_status	bs_bloom_agg_state_merge_sorted(uint8_t **dst, const uint8_t *src, uint64_t *scratch,
-									size_t scratch_words, const bs_allocator *a,
-									bs_error *err);
 
 /*
  * Shape of the final filter, then the filter itself into bs_bloom_size(m)

@@ -109,14 +109,14 @@ uint32_t	bs_bloom_foldable_hashes(double p);
 uint64_t	bs_bloom_foldable_bits(double n, double p, uint32_t k);
 
 /*
- * Set the k bits of each of h[0..n) in address order: the positions of up
- * to scratch_words / k of them at once are sorted by their top bits first
- * (a 32-bit position and its sorting copy per word; hash by hash with less
- * scratch than one hash's positions take).  Worth it from about
- * BS_BLOOM_BATCH_MIN_BYTES of filter (bloom_agg_state.h).
+ * Set the k bits of each of h[0..n), the k lines of each key asked for
+ * BS_BLOOM_PREFETCH_AHEAD keys early, so that k times that many misses are in
+ * flight.  Worth it from about BS_BLOOM_BATCH_MIN_BYTES of filter
+ * (bloom_agg_state.h).
  */
 #define BS_BLOOM_BATCH_MIN_BYTES (2 * 1024 * 1024)
-void		bs_bloom_add_sorted(uint8_t *bits, uint64_t m, uint32_t k, const uint64_t *h,
-								size_t n, uint64_t *scratch, size_t scratch_words);
+#define BS_BLOOM_PREFETCH_AHEAD 16
+void		bs_bloom_add_prefetched(uint8_t *bits, uint64_t m, uint32_t k, const uint64_t *h,
+									size_t n);
 
 #endif

@@ -192,12 +192,6 @@ bs_layout_sizing_is_search(uint32_t layout)
 	return layout == BS_LAYOUT_BLOCKED;
 }
 
-uint32_t
-bs_layout_positions_per_key(uint32_t layout, uint32_t k)
-{
-	return layout == BS_LAYOUT_BLOCKED ? 1 : k;
-}
-
 size_t
 bs_layout_batch_min_bytes(uint32_t layout)
 {
@@ -208,10 +202,10 @@ bs_layout_batch_min_bytes(uint32_t layout)
 
 void
 bs_layout_add_batch(uint32_t layout, uint8_t *bits, uint64_t m, uint32_t k,
-					const uint64_t *h, size_t n, uint64_t *scratch, size_t scratch_words)
+					const uint64_t *h, size_t n)
 {
 	if (layout == BS_LAYOUT_BLOCKED)
 		bs_blocked_add_prefetched(bits, m, k, h, n);
 	else
-		bs_bloom_add_sorted(bits, m, k, h, n, scratch, scratch_words);
+		bs_bloom_add_prefetched(bits, m, k, h, n);
 }

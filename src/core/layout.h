@@ -132,15 +132,12 @@ void		bs_layout_fold_base(uint32_t layout, int *twos, int *threes);
 bool		bs_layout_sizing_is_search(uint32_t layout);
 
 /*
- * Batches of hashes into a large filter (bloom_agg_state.h): the places an
- * insert writes (k bit positions, or one block), the filter bytes from which
- * batches pay, and the batch insert itself, with scratch_words of scratch
- * (2 per position of the keys it sorts at once; none for blocked).
+ * Batches of hashes into a large filter (bloom_agg_state.h): the filter bytes
+ * from which batches pay, and the batch insert itself, which asks for each
+ * key's lines a few keys before it writes them.
  */
-uint32_t	bs_layout_positions_per_key(uint32_t layout, uint32_t k);
 size_t		bs_layout_batch_min_bytes(uint32_t layout);
 void		bs_layout_add_batch(uint32_t layout, uint8_t *bits, uint64_t m, uint32_t k,
-								const uint64_t *h, size_t n, uint64_t *scratch,
-								size_t scratch_words);
+								const uint64_t *h, size_t n);
 
 #endif

@@ -613,12 +613,12 @@ test_exact_dense_merge(void)
 static uint8_t *packed_of(const uint8_t *s);
 
 /*
- * A merge with scratch (bs_bloom_agg_state_merge_sorted) gives the state a
- * merge without gives, byte for byte, whatever the scratch: the hashes that
- * go into a dense filter go in sorted batches instead of one by one.
+ * A merge that ends dense adds the rest of the source's hashes in prefetched
+ * batches (a dense_sink): the state is byte for byte the one of a single
+ * state fed every hash one by one.
  */
 static void
-test_merge_sorted(void)
+test_merge_dense_batches(void)
 {
 	unit_rng	r = {1650};
 	const double p = 0.01;		/* a 20 MB dense filter: batches pay */
@@ -629,15 +629,20 @@ test_merge_sorted(void)
 		const char *what;
 		uint8_t    *dst,
 				   *src;
+		uint32_t	layout;
 	}			cases[5];
+	uint8_t    *whole[2];
 	int			c,
-				bad = 0,
-				bad_need = 0,
-				runs = 0;
-	char		list[256] = "";
+				bad = 0;
+	char		list[512] = "";
 
 	h[7] = 0;
-	/* exact 700,000 + exact 700,000 (600,000 shared ... union 1,300,000 crosses the limit) */
+	whole[0] = add_all(new_auto(p, BS_FAMILY_INTEGER), h, n);
+	if (bs_bloom_agg_state_new_auto_layout(p, BS_LAYOUT_BLOCKED, BS_FAMILY_INTEGER, 0, &alloc,
+										   &whole[1], NULL) != BS_OK)
+		exit(2);
+	whole[1] = add_all(whole[1], h, n);
+	/* 700,000 + 700,000 sharing 100,000: the union of 1,300,000 passes the limit */
 	cases[0].what = "exact + exact past the limit";
 	cases[0].dst = add_all(new_auto(p, BS_FAMILY_INTEGER), h, 700000);
 	cases[0].src = add_all(new_auto(p, BS_FAMILY_INTEGER), h + 600000, 700000);
@@ -647,11 +652,10 @@ test_merge_sorted(void)
 	cases[2].what = "exact + dense";
 	cases[2].dst = cases[1].src;
 	cases[2].src = cases[1].dst;
-	/* packed exact into packed exact, the form a parallel worker ships */
+	/* the form a parallel worker ships */
 	cases[3].what = "packed exact + packed exact";
 	cases[3].dst = packed_of(cases[0].dst);
 	cases[3].src = packed_of(cases[0].src);
-	/* the blocked layout: its batches are prefetched, not sorted */
 	cases[4].what = "blocked exact + exact past the limit";
 	if (bs_bloom_agg_state_new_auto_layout(p, BS_LAYOUT_BLOCKED, BS_FAMILY_INTEGER, 0, &alloc,
 										   &cases[4].dst, NULL) != BS_OK ||
@@ -662,46 +666,20 @@ test_merge_sorted(void)
 	cases[4].src = add_all(cases[4].src, h + 600000, 700000);
 	for (c = 0; c < 5; c++)
 	{
-		const uint8_t *src = cases[c].src;
-		size_t		need = bs_bloom_agg_state_merge_scratch(cases[c].dst, src),
-					words[4] = {need, 8, 1000, 1},
-					lw,
-					w;
-		uint8_t    *want = copy_state(cases[c].dst);
+		const uint8_t *want = whole[c == 4];
+		uint8_t    *got = copy_state(cases[c].dst);
 
-		if (need < 1024 || bs_bloom_agg_state_merge(&want, src, &alloc, NULL) != BS_OK)
+		if (bs_bloom_agg_state_merge(&got, cases[c].src, &alloc, NULL) != BS_OK ||
+			!(flags_of(got) & BS_AGG_STATE_DENSE) ||
+			!same_bytes(got, bs_bloom_agg_state_size(got), want, bs_bloom_agg_state_size(want)))
 		{
-			bad_need++;
-			continue;
-		}
-		lw = bs_bloom_agg_state_size(want);
-		snprintf(list + strlen(list), sizeof(list) - strlen(list), " %s (%zu words);",
-				 cases[c].what, need);
-		for (w = 0; w < 4; w++)
-		{
-			uint8_t    *got = copy_state(cases[c].dst);
-			uint64_t   *scratch = malloc(words[w] * sizeof(uint64_t));
-
-			runs++;
-			if (bs_bloom_agg_state_merge_sorted(&got, src, scratch, words[w], &alloc, NULL) != BS_OK ||
-				!same_bytes(got, bs_bloom_agg_state_size(got), want, lw) ||
-				!(flags_of(got) & BS_AGG_STATE_DENSE))
-				bad++;
-			free(scratch);
+			bad++;
+			snprintf(list + strlen(list), sizeof(list) - strlen(list), " %s;", cases[c].what);
 		}
 	}
-	CHECK(bad_need == 0, "a merge that ends in a dense filter of tens of MB asks for scratch:%s", list);
-	CHECK(bad == 0 && runs == 20,
-		  "merges with scratch (what merge_scratch asks, 8, 1000 and 1 words) give the bytes of the merge without, and a dense state (%d of %d differ)",
-		  bad, runs);
-	{
-		uint8_t    *a = add_all(new_auto(p, BS_FAMILY_INTEGER), h, 1000),
-				   *b = add_all(new_auto(p, BS_FAMILY_INTEGER), h + 500, 1000);
-
-		CHECK(bs_bloom_agg_state_merge_scratch(a, b) == 0 &&
-			  bs_bloom_agg_state_merge_scratch(cases[1].src, cases[1].src) == 0,
-			  "merges that stay exact need no scratch");
-	}
+	CHECK(bad == 0 && (flags_of(whole[0]) & BS_AGG_STATE_DENSE) && (flags_of(whole[1]) & BS_AGG_STATE_DENSE),
+		  "merges that end dense (exact + exact past the limit, dense + exact, exact + dense, packed, blocked) give the dense state of one state fed all 1300000 hashes, byte for byte (%d differ:%s)",
+		  bad, list);
 	unit_arena_reset(&the_arena);
 	free(h);
 }
@@ -1522,7 +1500,7 @@ main(void)
 	test_auto_exact_sizes();
 	test_dense();
 	test_exact_dense_merge();
-	test_merge_sorted();
+	test_merge_dense_batches();
 	test_fixed();
 	test_merge_errors();
 	test_check();

@@ -593,6 +593,48 @@ test_or_bytes(void)
 	CHECK(bad == 0, "bs_or_bytes ORs exactly the bytes asked for, for lengths 0 to 72 at offsets 0 to 7 (%d wrong)", bad);
 }
 
+/*
+ * bs_bloom_add_prefetched (dense batches) sets exactly the bits of one by
+ * one adds, for any k up to the most a filter has, fewer keys than it looks
+ * ahead, and more; a k past the limit still sets the bits.
+ */
+static void
+test_add_prefetched(void)
+{
+	static const uint32_t ks[] = {1, 2, 7, 17, 64, 65};
+	static const size_t ns[] = {0, 1, BS_BLOOM_PREFETCH_AHEAD - 1, BS_BLOOM_PREFETCH_AHEAD,
+	BS_BLOOM_PREFETCH_AHEAD + 1, 3000};
+	const uint64_t m = 100003;	/* odd: positions up to the last bit */
+	uint64_t	h[3000];
+	uint8_t    *a = calloc(1, m / 8 + 1),
+			   *b = calloc(1, m / 8 + 1);
+	unit_rng	r = {777};
+	size_t		i,
+				x,
+				y;
+	int			bad = 0,
+				runs = 0;
+
+	for (i = 0; i < 3000; i++)
+		h[i] = unit_next(&r);
+	h[3] = 0;
+	for (x = 0; x < sizeof(ks) / sizeof(ks[0]); x++)
+		for (y = 0; y < sizeof(ns) / sizeof(ns[0]); y++)
+		{
+			memset(a, 0, m / 8 + 1);
+			memset(b, 0, m / 8 + 1);
+			for (i = 0; i < ns[y]; i++)
+				bs_bloom_add_hash(a, m, ks[x], h[i]);
+			bs_bloom_add_prefetched(b, m, ks[x], h, ns[y]);
+			bad += memcmp(a, b, m / 8 + 1) != 0;
+			runs++;
+		}
+	CHECK(bad == 0, "bs_bloom_add_prefetched sets the bits of one-by-one adds: k 1 to 65, 0 to 3000 keys around the look-ahead of %d (%d of %d differ)",
+		  BS_BLOOM_PREFETCH_AHEAD, bad, runs);
+	free(a);
+	free(b);
+}
+
 /* Messages print a double so that it reads back as itself (bs_num). */
 static void
 test_number_text(void)
@@ -622,6 +664,7 @@ main(void)
 	test_merges();
 	test_fold();
 	test_or_bytes();
+	test_add_prefetched();
 	test_number_text();
 	return unit_done("bloom");
 }

@@ -44,6 +44,17 @@ bs_prefetch_write(const void *p)
 #endif
 }
 
+/* A hint that the line at p will be read soon. */
+static inline void
+bs_prefetch_read(const void *p)
+{
+#if defined(__GNUC__) || defined(__clang__)
+	__builtin_prefetch(p, 0, 3);
+#else
+	(void) p;
+#endif
+}
+
 /* Index of the lowest set bit of w != 0. */
 static inline unsigned
 bs_lowest_bit(uint64_t w)

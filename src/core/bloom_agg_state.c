@@ -893,6 +893,9 @@ merge_one(uint8_t **dst, agg_state_view *dv, const uint8_t *caller, uint64_t h, 
 	return true;
 }
 
+/* Source slots between the merge's early read of a slot and its add. */
+#define MERGE_AHEAD 8
+
 /* The error of a merge of states with different targets. */
 static bs_status
 target_error(const agg_state_view *dv, const agg_state_view *sv, bs_error *err)
@@ -964,7 +967,9 @@ bs_bloom_agg_state_merge(uint8_t **dstp, const uint8_t *src, const bs_allocator 
 		uint64_t	span = 1,
 					step,
 					i,
-					j;
+					j,
+					pi,
+					qi;
 		dense_sink	sink;
 
 		while (span < sv.size)
@@ -978,10 +983,36 @@ bs_bloom_agg_state_merge(uint8_t **dstp, const uint8_t *src, const bs_allocator 
 		if (sv.haszero && !merge_one(&dst, &dv, *dstp, 0, sv.counting ? sv.zero_count : 1, a,
 									 &st, err))
 			return st;
-		for (j = 0, i = 0; j < span && !dv.dense; j++, i = (i + step) & (span - 1))
+
+		/*
+		 * Both tables are past the caches and the order is scattered: the
+		 * slot 2 MERGE_AHEAD steps on is asked for, and the home slot in dst
+		 * of the hash MERGE_AHEAD steps on (a counting merge of two states
+		 * of 960,000 hashes took 97-139 ms, 35-47 so; one that does not
+		 * count, 20-24 ms either way).
+		 */
+		pi = (MERGE_AHEAD * step) & (span - 1);
+		qi = (2 * MERGE_AHEAD * step) & (span - 1);
+		for (j = 0, i = 0; j < span && !dv.dense; j++, i = (i + step) & (span - 1),
+			 pi = (pi + step) & (span - 1), qi = (qi + step) & (span - 1))
 		{
 			uint64_t	h = i < sv.size ? bs_load64(slots_of(src) + i * 8) : 0;
 
+			if (qi < sv.size)
+			{
+				bs_prefetch_read(slots_of(src) + qi * 8);
+				if (sv.counting)
+					bs_prefetch_read(counts_of(src, sv.size) + qi);
+			}
+			if (pi < sv.size)
+			{
+				uint64_t	ph = bs_load64(slots_of(src) + pi * 8),
+							home = bs_reduce(ph, dv.size);
+
+				bs_prefetch_write(dst + BS_HEADER_SIZE + home * 8);
+				if (dv.counting)
+					bs_prefetch_write(counts_of(dst, dv.size) + home);
+			}
 			if (h != 0 && !merge_one(&dst, &dv, *dstp, h,
 									 sv.counting ? counts_of(src, sv.size)[i] : 1, a, &st, err))
 				return st;
@@ -1121,9 +1152,23 @@ bs_bloom_agg_state_finish_counting(const uint8_t *s, uint64_t m, uint32_t k,
 	agg_state_view v = view_of(s);
 	bs_cbloom	c;
 
+	uint64_t	hs[SINK_HASHES];
+	uint32_t	counts[SINK_HASHES];
+	size_t		got = 0;
+
 	bs_cbloom_init(out, m, k, bits, v.family, v.seed);
 	bs_cbloom_view(out, &c);
-	FOR_EACH_ENTRY(s, v, h, n, bs_cbloom_add_hash(&c, h, n));
+	FOR_EACH_ENTRY(s, v, h, n,
+				   {
+					   hs[got] = h;
+					   counts[got++] = n;
+					   if (got == SINK_HASHES)
+					   {
+						   bs_cbloom_add_prefetched(&c, hs, counts, got);
+						   got = 0;
+					   }
+				   });
+	bs_cbloom_add_prefetched(&c, hs, counts, got);
 }
 
 bs_status

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "bits.h"
 #include "bloom.h"
 #include "endian.h"
 
@@ -150,6 +151,47 @@ bs_cbloom_add_hash(bs_cbloom *c, uint64_t h, uint64_t count)
 		uint32_t	v = bs_cbloom_get(c, j);
 
 		bs_cbloom_set(c, j, count >= c->max - v ? c->max : v + (uint32_t) count);
+	}
+}
+
+void
+bs_cbloom_add_prefetched(bs_cbloom *c, const uint64_t *h, const uint32_t *counts, size_t n)
+{
+	uint64_t	ring[BS_CBLOOM_PREFETCH_AHEAD + 1][BS_BLOOM_MAX_HASHES];
+	size_t		i;
+	uint32_t	j;
+
+	if (c->k > BS_BLOOM_MAX_HASHES)
+	{
+		/* no filter that passes bs_cbloom_check_shape: add anyway */
+		for (i = 0; i < n; i++)
+			bs_cbloom_add_hash(c, h[i], counts[i]);
+		return;
+	}
+	for (i = 0; i < n + BS_CBLOOM_PREFETCH_AHEAD; i++)
+	{
+		if (i >= BS_CBLOOM_PREFETCH_AHEAD)
+		{
+			size_t		q = i - BS_CBLOOM_PREFETCH_AHEAD;
+			const uint64_t *pos = ring[q % (BS_CBLOOM_PREFETCH_AHEAD + 1)];
+
+			for (j = 0; j < c->k; j++)
+			{
+				uint32_t	v = bs_cbloom_get(c, pos[j]);
+
+				bs_cbloom_set(c, pos[j], counts[q] >= c->max - v ? c->max : v + counts[q]);
+			}
+		}
+		if (i < n)
+		{
+			uint64_t   *pos = ring[i % (BS_CBLOOM_PREFETCH_AHEAD + 1)];
+
+			for (j = 0; j < c->k; j++)
+			{
+				pos[j] = bs_probe(h[i], j, c->m);
+				bs_prefetch_write(c->counters + (c->bits == 8 ? pos[j] : pos[j] >> 1));
+			}
+		}
 	}
 }
 

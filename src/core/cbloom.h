@@ -87,6 +87,16 @@ bs_cbloom_set(bs_cbloom *c, uint64_t j, uint32_t v)
 void		bs_cbloom_add_hash(bs_cbloom *c, uint64_t h, uint64_t count);
 
 /*
+ * The same for h[i], counts[i] times, i < n, each value's counters asked for
+ * BS_CBLOOM_PREFETCH_AHEAD values early, so that many cache misses are in
+ * flight (the final function of cbloom_agg: 1M values into a 4.8 MB filter
+ * took 177-447 ms one by one, about 57 ms so).  The counters end the same.
+ */
+#define BS_CBLOOM_PREFETCH_AHEAD 8
+void		bs_cbloom_add_prefetched(bs_cbloom *c, const uint64_t *h, const uint32_t *counts,
+									 size_t n);
+
+/*
  * Remove a value once.  BS_ERR_ABSENT, with nothing changed, if the value
  * is certainly absent: a counter of its probes is zero, or (when probes
  * coincide) smaller than the number of its probes that land on it.

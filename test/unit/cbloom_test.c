@@ -2340,6 +2340,62 @@ test_subtract(void)
 	}
 }
 
+/*
+ * bs_cbloom_add_prefetched (cbloom_agg's final function) leaves the counters
+ * of one-by-one adds: 4- and 8-bit counters, k up to 64, counts that
+ * saturate, fewer values than it looks ahead and more.
+ */
+static void
+test_add_prefetched(void)
+{
+	static const uint32_t ks[] = {1, 7, 23, 64};
+	static const size_t ns[] = {0, 1, BS_CBLOOM_PREFETCH_AHEAD, BS_CBLOOM_PREFETCH_AHEAD + 1, 2000};
+	const uint64_t m = 20011;	/* odd: the last byte's high nibble stays 0 */
+	uint64_t	h[2000];
+	uint32_t	counts[2000];
+	unit_rng	r = {4242};
+	int			bad = 0,
+				runs = 0;
+	size_t		i,
+				x,
+				y;
+	uint32_t	bits;
+
+	for (i = 0; i < 2000; i++)
+	{
+		h[i] = unit_next(&r);
+		counts[i] = i % 50 == 0 ? 300 : (uint32_t) (1 + i % 4);
+	}
+	for (bits = 4; bits <= 8; bits += 4)
+		for (x = 0; x < sizeof(ks) / sizeof(ks[0]); x++)
+			for (y = 0; y < sizeof(ns) / sizeof(ns[0]); y++)
+			{
+				uint64_t	total;
+				uint8_t    *a,
+						   *b;
+				bs_cbloom	ca,
+							cb;
+
+				if (bs_cbloom_size(m, bits, &total, NULL) != BS_OK)
+					exit(2);
+				a = calloc(1, total);
+				b = calloc(1, total);
+				bs_cbloom_init(a, m, ks[x], bits, BS_FAMILY_INTEGER, 0);
+				bs_cbloom_init(b, m, ks[x], bits, BS_FAMILY_INTEGER, 0);
+				bs_cbloom_view(a, &ca);
+				bs_cbloom_view(b, &cb);
+				for (i = 0; i < ns[y]; i++)
+					bs_cbloom_add_hash(&ca, h[i], counts[i]);
+				bs_cbloom_add_prefetched(&cb, h, counts, ns[y]);
+				bad += memcmp(a, b, total) != 0;
+				runs++;
+				free(a);
+				free(b);
+			}
+	CHECK(bad == 0, "bs_cbloom_add_prefetched leaves the counters of one-by-one adds: 4 and 8 bits, k 1 to 64, 0 to 2000 values, saturating counts (%d of %d differ)",
+		  bad, runs);
+}
+
 int
 main(void)
 {
@@ -2348,6 +2404,7 @@ main(void)
 	test_coinciding();
 	test_contains_agrees_with_count();
 	test_saturation();
+	test_add_prefetched();
 	test_churn();
 	test_union();
 	test_subtract();

@@ -443,36 +443,36 @@ typedef struct dense_sink
 } dense_sink;
 
 static void
-sink_init(dense_sink *k, uint8_t *d)
+sink_init(dense_sink *sk, uint8_t *d)
 {
 	agg_state_view v = view_of(d);
 
-	k->layout = v.layout;
-	k->bits = d + BS_HEADER_SIZE;
-	k->m = v.size;
-	k->k = v.k;
-	k->batched = state_size(&v) >= bs_layout_batch_min_bytes(v.layout);
-	k->n = 0;
+	sk->layout = v.layout;
+	sk->bits = d + BS_HEADER_SIZE;
+	sk->m = v.size;
+	sk->k = v.k;
+	sk->batched = state_size(&v) >= bs_layout_batch_min_bytes(v.layout);
+	sk->n = 0;
 }
 
 static void
-sink_flush(dense_sink *k)
+sink_flush(dense_sink *sk)
 {
-	bs_layout_add_batch(k->layout, k->bits, k->m, k->k, k->hs, k->n);
-	k->n = 0;
+	bs_layout_add_batch(sk->layout, sk->bits, sk->m, sk->k, sk->hs, sk->n);
+	sk->n = 0;
 }
 
 static inline void
-sink_put(dense_sink *k, uint64_t h)
+sink_put(dense_sink *sk, uint64_t h)
 {
-	if (!k->batched)
+	if (!sk->batched)
 	{
-		bs_layout_add(k->layout, k->bits, k->m, k->k, h);
+		bs_layout_add(sk->layout, sk->bits, sk->m, sk->k, h);
 		return;
 	}
-	k->hs[k->n++] = h;
-	if (k->n == SINK_HASHES)
-		sink_flush(k);
+	sk->hs[sk->n++] = h;
+	if (sk->n == SINK_HASHES)
+		sink_flush(sk);
 }
 
 /*

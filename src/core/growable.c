@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "bits.h"
 #include "endian.h"
 
 /* Directory entry fields (growable.h). */
@@ -312,25 +313,20 @@ bs_growable_or(bs_growable *dst, const bs_growable *src)
 	{
 		bs_bloom   *d = &dst->stage[i];
 		const uint8_t *sb = src->stage[i].bits;
-		uint64_t	j,
-					nbytes = bs_bloom_payload_bytes(d->m);
-		uint8_t		theirs = 0,
-					mine = 0;
-
-		for (j = 0; j < nbytes; j++)
-		{
-			mine |= d->bits[j];
-			theirs |= sb[j];
-			d->bits[j] |= sb[j];
-		}
+		uint64_t	nbytes = bs_bloom_payload_bytes(d->m);
 
 		/*
 		 * An empty stage (no key, no bit) takes no part: a | empty = a, and a
-		 * stage held by one input keeps that input's count.
+		 * stage held by one input keeps that input's count.  Only a count of
+		 * 0 needs its bits read to tell.
 		 */
-		if (src->count[i] == 0 && theirs == 0)
+		bool		theirs_empty = src->count[i] == 0 && bs_popcount(sb, nbytes) == 0,
+					mine_empty = dst->count[i] == 0 && bs_popcount(d->bits, nbytes) == 0;
+
+		bs_or_bytes(d->bits, sb, nbytes);
+		if (theirs_empty)
 			continue;
-		if (dst->count[i] == 0 && mine == 0)
+		if (mine_empty)
 			dst->count[i] = src->count[i];
 		else
 			dst->count[i] = merged_count(dst->count[i], src->count[i],

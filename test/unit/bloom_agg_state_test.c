@@ -525,6 +525,8 @@ test_dense(void)
 	check_dense(1200000, 0.001, 1502);
 }
 
+static uint8_t *packed_of(const uint8_t *s);
+
 static void
 test_exact_dense_merge(void)
 {
@@ -573,6 +575,10 @@ test_exact_dense_merge(void)
 	CHECK(same_bytes(f1, l1, fw, lw) && same_bytes(f2, l2, fw, lw),
 		  "exact into dense and dense into exact both give the same final filter as one state fed all 1200000 hashes (%" PRIu64 " bits, k = %u)",
 		  m_of(fw), k_of(fw));
+	/* the exact side's hashes go into the 5 MB dense filter in prefetched batches (a dense_sink) */
+	CHECK(same_bytes(m1, bs_bloom_agg_state_size(m1), whole, bs_bloom_agg_state_size(whole)) &&
+		  same_bytes(m2, bs_bloom_agg_state_size(m2), whole, bs_bloom_agg_state_size(whole)),
+		  "... and the same dense state, byte for byte, as hash by hash");
 	CHECK(memcmp(dense, dense_before, dlen) == 0 && memcmp(exact, exact_before, elen) == 0,
 		  "neither source state was modified by the merges");
 	unit_arena_reset(&the_arena);
@@ -605,82 +611,21 @@ test_exact_dense_merge(void)
 		fb = finish(mb, &lb);
 		CHECK(same_bytes(fa, la, fw, lw) && same_bytes(fb, lb, fw, lw),
 			  "both merge orders of the two exact states give the one-state filter");
+		/* past the limit the rest goes in through a dense_sink; packed, as a worker ships them */
+		{
+			uint8_t    *pa = packed_of(a),
+					   *pb = packed_of(b),
+					   *mp = copy_state(pa);
+			size_t		lwh = bs_bloom_agg_state_size(whole);
+
+			CHECK(same_bytes(ma, bs_bloom_agg_state_size(ma), whole, lwh) &&
+				  same_bytes(mb, bs_bloom_agg_state_size(mb), whole, lwh) &&
+				  bs_bloom_agg_state_merge(&mp, pb, &alloc, NULL) == BS_OK &&
+				  same_bytes(mp, bs_bloom_agg_state_size(mp), whole, lwh),
+				  "... the same dense state as hash by hash, byte for byte, and so from their packed forms");
+		}
 		unit_arena_reset(&the_arena);
 	}
-	free(h);
-}
-
-static uint8_t *packed_of(const uint8_t *s);
-
-/*
- * A merge that ends dense adds the rest of the source's hashes in prefetched
- * batches (a dense_sink): the state is byte for byte the one of a single
- * state fed every hash one by one.
- */
-static void
-test_merge_dense_batches(void)
-{
-	unit_rng	r = {1650};
-	const double p = 0.01;		/* a 20 MB dense filter: batches pay */
-	const size_t n = 1300000;
-	uint64_t   *h = unit_random_hashes(&r, n);
-	struct
-	{
-		const char *what;
-		uint8_t    *dst,
-				   *src;
-		uint32_t	layout;
-	}			cases[5];
-	uint8_t    *whole[2];
-	int			c,
-				bad = 0;
-	char		list[512] = "";
-
-	h[7] = 0;
-	whole[0] = add_all(new_auto(p, BS_FAMILY_INTEGER), h, n);
-	if (bs_bloom_agg_state_new_auto_layout(p, BS_LAYOUT_BLOCKED, BS_FAMILY_INTEGER, 0, &alloc,
-										   &whole[1], NULL) != BS_OK)
-		exit(2);
-	whole[1] = add_all(whole[1], h, n);
-	/* 700,000 + 700,000 sharing 100,000: the union of 1,300,000 passes the limit */
-	cases[0].what = "exact + exact past the limit";
-	cases[0].dst = add_all(new_auto(p, BS_FAMILY_INTEGER), h, 700000);
-	cases[0].src = add_all(new_auto(p, BS_FAMILY_INTEGER), h + 600000, 700000);
-	cases[1].what = "dense + exact";
-	cases[1].dst = add_all(new_auto(p, BS_FAMILY_INTEGER), h, 1100000);
-	cases[1].src = add_all(new_auto(p, BS_FAMILY_INTEGER), h + 1000000, 300000);
-	cases[2].what = "exact + dense";
-	cases[2].dst = cases[1].src;
-	cases[2].src = cases[1].dst;
-	/* the form a parallel worker ships */
-	cases[3].what = "packed exact + packed exact";
-	cases[3].dst = packed_of(cases[0].dst);
-	cases[3].src = packed_of(cases[0].src);
-	cases[4].what = "blocked exact + exact past the limit";
-	if (bs_bloom_agg_state_new_auto_layout(p, BS_LAYOUT_BLOCKED, BS_FAMILY_INTEGER, 0, &alloc,
-										   &cases[4].dst, NULL) != BS_OK ||
-		bs_bloom_agg_state_new_auto_layout(p, BS_LAYOUT_BLOCKED, BS_FAMILY_INTEGER, 0, &alloc,
-										   &cases[4].src, NULL) != BS_OK)
-		exit(2);
-	cases[4].dst = add_all(cases[4].dst, h, 700000);
-	cases[4].src = add_all(cases[4].src, h + 600000, 700000);
-	for (c = 0; c < 5; c++)
-	{
-		const uint8_t *want = whole[c == 4];
-		uint8_t    *got = copy_state(cases[c].dst);
-
-		if (bs_bloom_agg_state_merge(&got, cases[c].src, &alloc, NULL) != BS_OK ||
-			!(flags_of(got) & BS_AGG_STATE_DENSE) ||
-			!same_bytes(got, bs_bloom_agg_state_size(got), want, bs_bloom_agg_state_size(want)))
-		{
-			bad++;
-			snprintf(list + strlen(list), sizeof(list) - strlen(list), " %s;", cases[c].what);
-		}
-	}
-	CHECK(bad == 0 && (flags_of(whole[0]) & BS_AGG_STATE_DENSE) && (flags_of(whole[1]) & BS_AGG_STATE_DENSE),
-		  "merges that end dense (exact + exact past the limit, dense + exact, exact + dense, packed, blocked) give the dense state of one state fed all 1300000 hashes, byte for byte (%d differ:%s)",
-		  bad, list);
-	unit_arena_reset(&the_arena);
 	free(h);
 }
 
@@ -1500,7 +1445,6 @@ main(void)
 	test_auto_exact_sizes();
 	test_dense();
 	test_exact_dense_merge();
-	test_merge_dense_batches();
 	test_fixed();
 	test_merge_errors();
 	test_check();
